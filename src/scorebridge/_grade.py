@@ -1,0 +1,56 @@
+"""The grade mapping of seed 004 (dsprrr's `as_dsprrr_metric`): any grade to a number."""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from decimal import Decimal
+from typing import Final
+
+__all__ = ["grade_value"]
+
+_WORDS: Final[dict[str, float]] = {
+    "c": 1.0,
+    "correct": 1.0,
+    "pass": 1.0,
+    "i": 0.0,
+    "incorrect": 0.0,
+    "fail": 0.0,
+    "p": 0.5,
+    "partial": 0.5,
+}
+
+
+def grade_value(x: object) -> float | None:
+    """Read a grade as a number, the way seed 004 converts vitals grades.
+
+    - Numbers are kept (as floats): ints, floats, numpy numbers, Decimal, Fraction.
+      NaN is the "not scored" marker and gives None without a warning.
+    - True/False (Python or numpy) give 1.0/0.0.
+    - The words "C"/"correct"/"pass" give 1.0, "I"/"incorrect"/"fail" 0.0 and
+      "P"/"partial" 0.5, in any case and with surrounding white space ignored.
+    - Any other string that parses as a finite number gives that number
+      ("0.75" -> 0.75).
+    - Anything else (None, "maybe", "inf", a list, ...) gives None and a
+      `UserWarning` naming the value.
+    """
+    if isinstance(x, bool) or type(x).__name__ == "bool_":
+        return 1.0 if x else 0.0
+    if isinstance(x, (numbers.Real, Decimal)):
+        f = float(x)
+        return None if math.isnan(f) else f
+    if isinstance(x, str):
+        key = x.strip().lower()
+        word = _WORDS.get(key)
+        if word is not None:
+            return word
+        try:
+            f = float(key)
+        except ValueError:
+            pass
+        else:
+            if math.isfinite(f):
+                return f
+    warnings.warn(f"unrecognised grade {x!r}; treating it as not scored", stacklevel=2)
+    return None

@@ -1,0 +1,113 @@
+"""Seed 000's recording rules: what a scorer function returned, made into a `Score`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from ._grade import grade_value
+from ._score import FAILURE_KINDS, FailureKind, Score, ScorerContractError, make_score
+from ._values import is_bool, is_missing, is_number, plain_digits
+
+__all__ = ["record", "recorded"]
+
+_KEYS: Final = frozenset({"correct", "outcome", "failure_kind", "value", "explanation", "metadata"})
+
+
+def record(name: str, raw: Any, unlabelled: bool) -> Score:
+    """Apply the recording rules to what the scorer `name` returned.
+
+    `raw` is the seed's mapping (`correct`, `outcome`, `failure_kind`, and
+    optionally `value`, `explanation`, `metadata`), a `Score`, or a bare grade
+    (a bool, a number, or a grade word read by `grade_value`; correct when it
+    is worth at least 1). The rules, exactly as seed 000 says them:
+
+    - a wrong output with no failure_kind is recorded "wrong";
+    - an output with a failure_kind is wrong: a correct of None beside one
+      becomes False, and True beside one is the scorer's error
+      (`ScorerContractError`);
+    - an item with no label (`unlabelled`) is recorded correct None, value None,
+      whatever the output, with its failure_kind kept.
+    """
+    if type(raw) is dict or isinstance(raw, Mapping):
+        extra = raw.keys() - _KEYS
+        if extra or "correct" not in raw:
+            problem = f"unknown keys {sorted(map(str, extra))}" if extra else "no 'correct' key"
+            raise ScorerContractError(f"{name}: the scorer returned a mapping with {problem}")
+        correct = raw["correct"]
+        outcome = raw.get("outcome")
+        kind = raw.get("failure_kind")
+        value = raw.get("value")
+        explanation = raw.get("explanation")
+        metadata = raw.get("metadata")
+    elif isinstance(raw, Score):
+        correct, outcome, kind = raw.correct, raw.outcome, raw.failure_kind
+        value, explanation, metadata = raw.value, raw.explanation, raw.metadata
+    elif isinstance(raw, str) or is_bool(raw) or is_number(raw):
+        value = grade_value(raw)
+        correct = None if value is None else value >= 1.0
+        outcome = kind = explanation = metadata = None
+    else:
+        raise ScorerContractError(
+            f"{name}: the scorer returned {type(raw).__name__}; expected a mapping with "
+            "'correct', 'outcome' and 'failure_kind', a Score, or a grade"
+        )
+
+    if correct is not None and not is_bool(correct):
+        if not is_missing(correct):
+            raise ScorerContractError(f"{name}: correct must be True, False or None; got {correct!r:.80}")
+        correct = None
+    elif correct is not None:
+        correct = bool(correct)
+    if kind is not None and kind not in FAILURE_KINDS:
+        raise ScorerContractError(f"{name}: failure_kind {kind!r:.80} is not one of {FAILURE_KINDS}")
+
+    if value is not None and ((not is_number(value) and not is_bool(value)) or is_missing(value)):
+        raise ScorerContractError(f"{name}: value must be a number; got {value!r:.80}")
+
+    if outcome is not None and type(outcome) is not str:
+        if is_missing(outcome):
+            outcome = None
+        elif is_number(outcome):
+            outcome = plain_digits(outcome)
+        elif isinstance(outcome, str):
+            outcome = str(outcome)
+        else:
+            raise ScorerContractError(f"{name}: outcome must be a string or None; got {type(outcome).__name__}")
+    if explanation is not None and not isinstance(explanation, str):
+        raise ScorerContractError(f"{name}: explanation must be a string or None; got {type(explanation).__name__}")
+    if metadata is not None and not isinstance(metadata, Mapping):
+        raise ScorerContractError(f"{name}: metadata must be a mapping or None; got {type(metadata).__name__}")
+    return recorded(name, correct, outcome, kind, value, explanation, metadata, unlabelled)
+
+
+def recorded(
+    name: str,
+    correct: bool | None,
+    outcome: str | None,
+    kind: FailureKind | None,
+    value: Any = None,
+    explanation: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    unlabelled: bool = False,
+) -> Score:
+    """The recording rules of seed 000, on fields already of the right types.
+
+    `record` calls this after reading a scorer's return value; the built-in
+    scorers call it directly. `value` defaults to 1.0 or 0.0 from `correct`.
+    """
+    if unlabelled:
+        correct = None
+    elif kind is not None:
+        if correct:
+            raise ScorerContractError(f"{name}: correct is True beside failure_kind {kind!r}")
+        correct = False
+    elif correct is False:
+        kind = "wrong"
+    if correct is None:
+        value = None
+    elif value is None:
+        value = 1.0 if correct else 0.0
+    else:
+        value = float(value)
+    return make_score(correct, outcome, kind, value, explanation, metadata)

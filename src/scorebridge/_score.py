@@ -1,0 +1,163 @@
+"""`Score`, the recorded result of one run of one output on one item."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, Final, Literal, final
+
+__all__ = ["FAILURE_KINDS", "FailureKind", "Grade", "Score", "ScorerContractError", "make_score"]
+
+FailureKind = Literal["parse_failure", "refusal", "not_in_document", "wrong", "budget_stop", "error"]
+"""Why a wrong output was wrong. Seed 000 names these six and no others."""
+
+FAILURE_KINDS: Final[tuple[FailureKind, ...]] = (
+    "parse_failure",
+    "refusal",
+    "not_in_document",
+    "wrong",
+    "budget_stop",
+    "error",
+)
+
+Grade = Literal["C", "P", "I", "N"]
+"""Correct, partial (0 < value < 1), incorrect, not scored."""
+
+EMPTY: Final[Mapping[str, Any]] = MappingProxyType({})
+
+
+class ScorerContractError(ValueError):
+    """A scorer (or the output or label it was given) broke the scorer protocol.
+
+    Raised for: True beside a failure_kind, a failure kind that is not one of
+    `FAILURE_KINDS`, a return value of the wrong shape, a label that a built-in
+    scorer cannot read. The message starts with the scorer's name.
+    """
+
+
+class _Slots:
+    # The storage of a Score. A Score is built here and then made a Score, whose
+    # __setattr__ refuses: plain slot stores are several times faster than
+    # object.__setattr__, and a Score is made on every call of every scorer.
+    __slots__ = ("correct", "explanation", "failure_kind", "metadata", "outcome", "value")
+
+    correct: bool | None
+    outcome: str | None
+    failure_kind: FailureKind | None
+    value: float | None
+    explanation: str | None
+    metadata: Mapping[str, Any]
+
+
+def make_score(
+    correct: bool | None,
+    outcome: str | None,
+    failure_kind: FailureKind | None,
+    value: float | None,
+    explanation: str | None,
+    metadata: Mapping[str, Any] | None,
+) -> Score:
+    """Build a Score without checks; `value` must already be set (None only when unscored)."""
+    s = _Slots()
+    s.correct = correct
+    s.outcome = outcome
+    s.failure_kind = failure_kind
+    s.value = value
+    s.explanation = explanation
+    s.metadata = MappingProxyType(dict(metadata)) if metadata else EMPTY
+    s.__class__ = Score
+    return s  # type: ignore[return-value]
+
+
+@final
+class Score(_Slots):
+    """The recorded result of one run of one output on one item. Immutable.
+
+    Attributes:
+        correct: True, False, or None when the item cannot be scored (no label,
+            or the scorer could not tell).
+        outcome: What the scorer saw, as one string (for `exact()`, the answer
+            as compared), or None.
+        failure_kind: One of `FAILURE_KINDS` when the output was wrong, else None.
+        value: A number: 1.0 or 0.0 by default, the partial credit when the
+            scorer gives one, None when unscored.
+        explanation: Free text for humans, or None.
+        metadata: A read-only mapping of whatever else the scorer recorded.
+
+    Build scores by calling a `Scorer`: it applies the recording rules. A Score
+    built by hand is taken as it is, but for `value`, which defaults to 1.0 or
+    0.0 from `correct`.
+    """
+
+    __slots__ = ()
+
+    def __new__(
+        cls,
+        correct: bool | None,
+        outcome: str | None = None,
+        failure_kind: FailureKind | None = None,
+        value: float | None = None,
+        explanation: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> Score:
+        if value is None and correct is not None:
+            value = 1.0 if correct else 0.0
+        return make_score(correct, outcome, failure_kind, value, explanation, metadata)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Score is immutable; cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"Score is immutable; cannot delete {name!r}")
+
+    @property
+    def grade(self) -> Grade:
+        """ "C" correct, "P" partial (0 < value < 1), "I" incorrect, "N" not scored."""
+        if self.correct is None:
+            return "N"
+        if self.value is not None and 0.0 < self.value < 1.0:
+            return "P"
+        return "C" if self.correct else "I"
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fields and the grade as a plain dict (metadata copied), ready for JSON."""
+        return {
+            "correct": self.correct,
+            "outcome": self.outcome,
+            "failure_kind": self.failure_kind,
+            "value": self.value,
+            "explanation": self.explanation,
+            "metadata": dict(self.metadata),
+            "grade": self.grade,
+        }
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (
+            self.correct,
+            self.outcome,
+            self.failure_kind,
+            self.value,
+            self.explanation,
+            dict(self.metadata),
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Score):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # metadata is a mapping
+
+    def __repr__(self) -> str:
+        parts = [f"correct={self.correct!r}", f"outcome={self.outcome!r}"]
+        if self.failure_kind is not None:
+            parts.append(f"failure_kind={self.failure_kind!r}")
+        parts.append(f"value={self.value!r}")
+        if self.explanation is not None:
+            parts.append(f"explanation={self.explanation!r}")
+        if self.metadata:
+            parts.append(f"metadata={dict(self.metadata)!r}")
+        return f"Score({', '.join(parts)})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (make_score, self._fields())

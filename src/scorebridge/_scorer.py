@@ -1,0 +1,188 @@
+"""`Scorer`: a name and a function `fn(item, output, label)`, called through the recording rules."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Final
+
+from ._record import record
+from ._score import Score, ScorerContractError
+from ._sync import run_sync
+from ._values import label_is_missing
+
+__all__ = ["DEFAULT_CONCURRENCY", "Scorer", "ScorerFn", "builtin", "scorer"]
+
+ScorerFn = Callable[[Any, Any, Any], Any]
+"""`fn(item, output, label)` returning the seed's mapping, a `Score` or a grade; may be async."""
+
+DEFAULT_CONCURRENCY: Final = 16
+
+
+def _is_async(fn: Callable[..., Any]) -> bool:
+    # An object with an async __call__ is not a coroutine function to `inspect`
+    # (ag2ai/ag2#3190); look at its __call__ too.
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(type(fn).__call__)
+
+
+def _with_scorer_note(exc: BaseException, name: str) -> None:
+    note = f"raised inside the scorer {name!r}"
+    notes = getattr(exc, "__notes__", None)
+    if notes is None:
+        with contextlib.suppress(AttributeError):
+            exc.__notes__ = [note]  # type: ignore[attr-defined]  # add_note() on Python >= 3.11
+    elif note not in notes:
+        notes.append(note)
+
+
+class Scorer:
+    """A scorer: a name, a function `fn(item, output, label)`, and the options it was made with.
+
+    Call it as `scorer(item, output, label)` to get a recorded `Score`: whatever
+    `fn` returns goes through seed 000's recording rules. `fn` may be async; then
+    `await scorer.acall(...)` awaits it and a plain call runs it to completion
+    (in this thread's own event loop, or on a helper thread when a loop is
+    already running here). Every scorer has `acall`, `score_many` and
+    `ascore_many`, whichever kind its `fn` is.
+
+    An exception raised by `fn` propagates unchanged, with a note naming the
+    scorer; a `ScorerContractError` names it in its message.
+    """
+
+    __slots__ = ("_recorded", "fn", "is_async", "name", "options")
+
+    name: str
+    fn: ScorerFn
+    options: Mapping[str, Any]
+    is_async: bool
+    _recorded: bool
+
+    def __init__(self, name: str, fn: ScorerFn, options: Mapping[str, Any] | None = None) -> None:
+        if not isinstance(name, str) or not name or name.isspace() or name == "<lambda>":
+            raise ValueError(f"a scorer needs a name, one non-blank string; got {name!r}")
+        if not callable(fn):
+            raise TypeError(f"scorer {name!r}: fn must be callable; got {type(fn).__name__}")
+        _set = object.__setattr__
+        _set(self, "name", name)
+        _set(self, "fn", fn)
+        _set(self, "options", dict(options or {}))
+        _set(self, "is_async", _is_async(fn))
+        _set(self, "_recorded", False)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Scorer is immutable; cannot set {name!r}")
+
+    def __repr__(self) -> str:
+        if self.options:
+            opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
+            return f"<Scorer {self.name}({opts})>"
+        fn = getattr(self.fn, "__qualname__", type(self.fn).__qualname__)
+        return f"<Scorer {self.name} fn={fn}{' async' if self.is_async else ''}>"
+
+    def __call__(self, item: Any, output: Any, label: Any) -> Score:
+        """Score one output on one item against its label."""
+        if self._recorded:  # a built-in: fn applied the recording rules itself
+            raw = self.fn(item, output, label)
+            return raw if type(raw) is Score else run_sync(raw)
+        unlabelled = label_is_missing(label)
+        try:
+            raw = self.fn(item, output, label)
+            if type(raw) is not dict and inspect.isawaitable(raw):
+                raw = run_sync(raw)
+        except ScorerContractError:
+            raise
+        except Exception as exc:
+            _with_scorer_note(exc, self.name)
+            raise
+        return record(self.name, raw, unlabelled)
+
+    async def acall(self, item: Any, output: Any, label: Any) -> Score:
+        """Score one output: the async twin of calling the scorer. A sync `fn` runs inline."""
+        if self._recorded:
+            raw = self.fn(item, output, label)
+            return raw if type(raw) is Score else await raw
+        unlabelled = label_is_missing(label)
+        try:
+            raw = self.fn(item, output, label)
+            if inspect.isawaitable(raw):
+                raw = await raw
+        except ScorerContractError:
+            raise
+        except Exception as exc:
+            _with_scorer_note(exc, self.name)
+            raise
+        return record(self.name, raw, unlabelled)
+
+    def score_many(
+        self,
+        items: Iterable[Any] | None,
+        outputs: Iterable[Any],
+        labels: Iterable[Any],
+        *,
+        concurrency: int = DEFAULT_CONCURRENCY,
+    ) -> list[Score]:
+        """Score a batch: one Score per output, in order.
+
+        `items` may be None (no items). With an async `fn`, up to `concurrency`
+        outputs are scored at once, in one event loop.
+        """
+        rows = self._rows(items, outputs, labels)
+        if self.is_async:
+            return run_sync(self._gather(rows, concurrency))
+        return [self(i, o, lab) for i, o, lab in rows]
+
+    async def ascore_many(
+        self,
+        items: Iterable[Any] | None,
+        outputs: Iterable[Any],
+        labels: Iterable[Any],
+        *,
+        concurrency: int = DEFAULT_CONCURRENCY,
+    ) -> list[Score]:
+        """The async twin of `score_many`."""
+        return await self._gather(self._rows(items, outputs, labels), concurrency)
+
+    def _rows(
+        self, items: Iterable[Any] | None, outputs: Iterable[Any], labels: Iterable[Any]
+    ) -> list[tuple[Any, Any, Any]]:
+        outs: Sequence[Any] = list(outputs)
+        labs: Sequence[Any] = list(labels)
+        its: Sequence[Any] = [None] * len(outs) if items is None else list(items)
+        if not len(its) == len(outs) == len(labs):
+            raise ValueError(
+                f"{self.name}: score_many needs as many items, outputs and labels; "
+                f"got {len(its)}, {len(outs)} and {len(labs)}"
+            )
+        return list(zip(its, outs, labs, strict=True))
+
+    async def _gather(self, rows: list[tuple[Any, Any, Any]], concurrency: int) -> list[Score]:
+        if concurrency < 1:
+            raise ValueError(f"{self.name}: concurrency must be at least 1; got {concurrency}")
+        gate = asyncio.Semaphore(concurrency)
+
+        async def one(row: tuple[Any, Any, Any]) -> Score:
+            async with gate:
+                return await self.acall(*row)
+
+        return list(await asyncio.gather(*(one(row) for row in rows)))
+
+
+def builtin(name: str, fn: ScorerFn, options: Mapping[str, Any]) -> Scorer:
+    """A built-in scorer: its `fn` returns Scores already recorded (through `recorded`)."""
+    made = Scorer(name, fn, options)
+    object.__setattr__(made, "_recorded", True)
+    return made
+
+
+def scorer(fn: ScorerFn, name: str | None = None) -> Scorer:
+    """Make a scorer from a function `fn(item, output, label)` (seed 000's `hr_scorer`).
+
+    `fn` returns the seed's mapping, `{"correct": ..., "outcome": ...,
+    "failure_kind": ...}`, optionally with `value` (partial credit),
+    `explanation` and `metadata`; or a `Score`; or a bare grade (a bool, a
+    number, or "C"/"P"/"I" and the other words `grade_value` reads). `name`
+    defaults to the function's `__name__`; a lambda needs one.
+    """
+    return Scorer(name if name is not None else getattr(fn, "__name__", type(fn).__name__), fn)

@@ -1,0 +1,56 @@
+"""Running a coroutine to completion from synchronous code, without `asyncio.run` per call.
+
+A thread with no running event loop keeps one loop of its own and reuses it, so
+scoring many outputs with an async scorer (or an Inspect AI scorer) does not pay
+for a new loop each time, and DSPy's worker threads each get theirs. A thread
+whose loop is already running (a notebook, an async test) cannot block that loop
+on itself, so the coroutine is handed to one shared helper thread that owns a
+loop, and the caller waits for the result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Awaitable
+from typing import Any, TypeVar
+
+__all__ = ["run_sync"]
+
+T = TypeVar("T")
+
+_local = threading.local()
+_helper_lock = threading.Lock()
+_helper_loop: asyncio.AbstractEventLoop | None = None
+
+
+async def _await(aw: Awaitable[T]) -> T:
+    return await aw
+
+
+def _thread_loop() -> asyncio.AbstractEventLoop:
+    loop: asyncio.AbstractEventLoop | None = getattr(_local, "loop", None)
+    if loop is None or loop.is_closed():
+        loop = asyncio.new_event_loop()
+        _local.loop = loop
+    return loop
+
+
+def _helper() -> asyncio.AbstractEventLoop:
+    global _helper_loop
+    with _helper_lock:
+        if _helper_loop is None:
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="scorebridge-loop", daemon=True).start()
+            _helper_loop = loop
+        return _helper_loop
+
+
+def run_sync(aw: Awaitable[T]) -> T:
+    """Wait for `aw` from synchronous code, in this thread's loop or, if it runs, the helper's."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return _thread_loop().run_until_complete(_await(aw))
+    result: Any = asyncio.run_coroutine_threadsafe(_await(aw), _helper()).result()
+    return result  # type: ignore[no-any-return]

@@ -1,0 +1,172 @@
+"""Reading outputs and labels as text, and seed 000's pre-sorting of outputs that are not answers.
+
+Every built-in text scorer (`exact`, the `detect_*` family) goes through `presort`
+and `accepted_answers`, so these rules hold in exactly one place.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, Final, NamedTuple
+
+from ._record import recorded
+from ._score import FAILURE_KINDS, FailureKind, Score, ScorerContractError
+from ._values import is_bool, is_missing, is_number, plain_digits
+
+__all__ = ["Rejected", "accepted_answers", "fold", "fold_label", "is_not_in_document", "presort"]
+
+# The sentinel an arm answers when the document does not hold the answer. Any case,
+# "_" or " " between the words, with the quoting and emphasis models put around it
+# ("**NOT_IN_DOCUMENT.**"); a sentence that merely mentions it is an answer.
+_NOT_IN_DOCUMENT: Final = re.compile(r"[\"'`*_ ]*NOT[ _]IN[ _]DOCUMENT[\"'`*_.!:;, ]*", re.IGNORECASE)
+
+
+class Rejected(NamedTuple):
+    """An output sorted out before comparing: why, and what it showed."""
+
+    failure_kind: FailureKind
+    explanation: str
+    outcome: str | None = None
+
+    def record(self, scorer: str, unlabelled: bool) -> Score:
+        """The recorded Score of this rejection."""
+        return recorded(scorer, False, self.outcome, self.failure_kind, None, self.explanation, None, unlabelled)
+
+
+def fold(text: str) -> str:
+    """Seed 000's normalisation: case folded, trimmed, runs of white space (Unicode too) made one space."""
+    return " ".join(text.split()).casefold()
+
+
+_folded_labels: dict[str, str] = {}
+
+
+def fold_label(answer: str) -> str:
+    """`fold` of a label's answer, remembered: the same labels come back run after run."""
+    folded = _folded_labels.get(answer)
+    if folded is None:
+        if len(_folded_labels) >= 4096:
+            _folded_labels.clear()
+        folded = _folded_labels[answer] = fold(answer)
+    return folded
+
+
+def is_not_in_document(text: str) -> bool:
+    """True when the text is the NOT_IN_DOCUMENT sentinel (in any case, decorations allowed)."""
+    return len(text) < 64 and "ocument" in text.lower() and _NOT_IN_DOCUMENT.fullmatch(text.strip()) is not None
+
+
+def _element(output: Any, key: str) -> Any:
+    try:
+        if isinstance(output, Mapping):
+            return output.get(key)
+        return getattr(output, key, None)
+    except Exception:  # a hostile or broken object has no such element
+        return None
+
+
+def _describe(x: Any) -> str:
+    return type(x).__name__
+
+
+def _as_text(x: Any) -> str | Rejected:
+    if type(x) is str or isinstance(x, str):
+        if not x or x.isspace():
+            return Rejected("parse_failure", "the output is empty")
+        return str(x)
+    if is_missing(x):
+        return Rejected("parse_failure", "there is no output")
+    if is_number(x):
+        return plain_digits(x)
+    if isinstance(x, (bytes, bytearray)):
+        return Rejected("parse_failure", "the output is bytes, not text; decode it first")
+    return Rejected("parse_failure", f"the output is a {_describe(x)} with no answer or text")
+
+
+def presort(scorer: str, output: Any, answers: tuple[str, ...]) -> str | Rejected:
+    """The text of an output, or why it is not an answer (seed 000's pre-sorting).
+
+    The text is the output itself when it is one string (a number is written in
+    plain digits); else its `answer` element, else its `text` element (mapping
+    key or attribute), so a DSPy `Prediction` and a result object with `text`
+    both work. In order, an output is rejected when:
+
+    1. it has a `failure_kind` element: wrong for that reason (an arm reports its
+       own refusal or parse failure); an unknown kind is a `ScorerContractError`;
+    2. it has an `ok` element that is False: "error" (its `error` element, if any,
+       is the explanation);
+    3. it has no text at all (None, NaN or another missing marker, an empty or
+       white-space string, bytes, a bool, a list, nothing with an answer or
+       text): "parse_failure";
+    4. its text is NOT_IN_DOCUMENT (any case) and no accepted answer is:
+       "not_in_document".
+    """
+    if type(output) is str:
+        if not output or output.isspace():
+            return Rejected("parse_failure", "the output is empty")
+        text: str | Rejected = output
+    elif is_missing(output) or is_bool(output) or isinstance(output, (str, bytes, bytearray)):
+        text = _as_text(output)
+    elif is_number(output):
+        text = plain_digits(output)
+    elif isinstance(output, (list, tuple, set, frozenset)):
+        text = Rejected("parse_failure", f"the output is a {_describe(output)}, not text")
+    else:
+        kind = _element(output, "failure_kind")
+        if kind is not None:
+            if kind not in FAILURE_KINDS:
+                raise ScorerContractError(f"{scorer}: the output's failure_kind {kind!r} is not one of {FAILURE_KINDS}")
+            return Rejected(kind, f"the output reported {kind}")
+        if _element(output, "ok") is False:
+            error = _element(output, "error")
+            return Rejected("error", f"the output is an error: {error}" if error else "the output is an error")
+        answer = _element(output, "answer")
+        if answer is None:
+            answer = _element(output, "text")
+        if answer is None:
+            return Rejected("parse_failure", f"the output is a {_describe(output)} with no answer or text")
+        text = _as_text(answer)
+    if isinstance(text, Rejected):
+        return text
+    if (
+        len(text) < 64  # cheap tests first: this runs on every output
+        and "ocument" in text.lower()
+        and is_not_in_document(text)
+        and not any(is_not_in_document(a) for a in answers)
+    ):
+        return Rejected("not_in_document", "the output says the document does not hold the answer", text.strip())
+    return text
+
+
+def accepted_answers(scorer: str, label: Any) -> tuple[str, ...]:
+    """The accepted answers of a label, as text; blank ones and missing markers are dropped.
+
+    A label is one string, one number (written in plain digits: 100000 accepts
+    "100000", not "1e+05") or a list, tuple or set of them. Anything else is a
+    `ScorerContractError` naming the scorer.
+    """
+    if type(label) is str:
+        return () if not label or label.isspace() else (label,)
+    if is_missing(label):
+        return ()
+    if is_number(label):
+        return (plain_digits(label),)
+    if isinstance(label, (list, tuple, set, frozenset)):
+        answers: list[str] = []
+        for x in label:
+            if isinstance(x, str):
+                if x and not x.isspace():
+                    answers.append(str(x))
+            elif is_number(x) and not is_missing(x):
+                answers.append(plain_digits(x))
+            elif not is_missing(x):
+                raise ScorerContractError(
+                    f"{scorer}: a label's accepted answers must be strings or numbers; got {_describe(x)} {x!r:.80}"
+                )
+        return tuple(answers)
+    if isinstance(label, str):
+        return accepted_answers(scorer, str(label))
+    raise ScorerContractError(
+        f"{scorer}: a label must be a string, a number, or a list of them; got {_describe(label)} {label!r:.80}"
+    )
