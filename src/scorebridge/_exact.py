@@ -40,11 +40,11 @@ def exact(normalise: bool = True) -> Scorer:
             normalise
             and type(output) is str
             and type(label) is str
-            and label.strip()
-            and output.strip()
-            and (len(output) >= 64 or "ocument" not in output.lower())
+            and (seen := fold(output))
+            and label
+            and not label.isspace()
+            and (len(seen) >= 64 or "ocument" not in seen)
         ):
-            seen = fold(output)
             return recorded("exact", seen == fold_label(label), seen, None)
         answers = accepted_answers("exact", label)
         text = presort("exact", output, answers)

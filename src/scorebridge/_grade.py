@@ -8,6 +8,8 @@ import warnings
 from decimal import Decimal
 from typing import Final
 
+from ._values import is_bool
+
 __all__ = ["grade_value"]
 
 _WORDS: Final[dict[str, float]] = {
@@ -35,7 +37,7 @@ def grade_value(x: object) -> float | None:
     - Anything else (None, "maybe", "inf", a list, ...) gives None and a
       `UserWarning` naming the value.
     """
-    if isinstance(x, bool) or type(x).__name__ == "bool_":
+    if is_bool(x):
         return 1.0 if x else 0.0
     if isinstance(x, (numbers.Real, Decimal)):
         f = float(x)

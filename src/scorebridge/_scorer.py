@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import inspect
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import functools
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from ._record import record
 from ._score import Score, ScorerContractError
-from ._sync import run_sync
 from ._values import label_is_missing
 
 __all__ = ["DEFAULT_CONCURRENCY", "Scorer", "ScorerFn", "builtin", "scorer"]
@@ -21,10 +19,27 @@ ScorerFn = Callable[[Any, Any, Any], Any]
 DEFAULT_CONCURRENCY: Final = 16
 
 
+_CO_COROUTINE: Final = 0x80  # inspect.CO_COROUTINE, without importing inspect (and asyncio) at start-up
+
+
+def _is_coroutine_function(fn: Any) -> bool:
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    fn = getattr(fn, "__func__", fn)  # bound methods
+    code = getattr(fn, "__code__", None)
+    return code is not None and bool(code.co_flags & _CO_COROUTINE)
+
+
 def _is_async(fn: Callable[..., Any]) -> bool:
     # An object with an async __call__ is not a coroutine function to `inspect`
     # (ag2ai/ag2#3190); look at its __call__ too.
-    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(type(fn).__call__)
+    return _is_coroutine_function(fn) or _is_coroutine_function(type(fn).__call__)
+
+
+def _run_sync(aw: Awaitable[Any]) -> Any:
+    from ._sync import run_sync  # asyncio costs start-up time; only async scorers need it
+
+    return run_sync(aw)
 
 
 def _with_scorer_note(exc: BaseException, name: str) -> None:
@@ -85,12 +100,12 @@ class Scorer:
         """Score one output on one item against its label."""
         if self._recorded:  # a built-in: fn applied the recording rules itself
             raw = self.fn(item, output, label)
-            return raw if type(raw) is Score else run_sync(raw)
+            return raw if type(raw) is Score else _run_sync(raw)
         unlabelled = label_is_missing(label)
         try:
             raw = self.fn(item, output, label)
-            if type(raw) is not dict and inspect.isawaitable(raw):
-                raw = run_sync(raw)
+            if type(raw) is not dict and isinstance(raw, Awaitable):
+                raw = _run_sync(raw)
         except ScorerContractError:
             raise
         except Exception as exc:
@@ -106,7 +121,7 @@ class Scorer:
         unlabelled = label_is_missing(label)
         try:
             raw = self.fn(item, output, label)
-            if inspect.isawaitable(raw):
+            if isinstance(raw, Awaitable):
                 raw = await raw
         except ScorerContractError:
             raise
@@ -130,7 +145,7 @@ class Scorer:
         """
         rows = self._rows(items, outputs, labels)
         if self.is_async:
-            return run_sync(self._gather(rows, concurrency))
+            return _run_sync(self._gather(rows, concurrency))  # type: ignore[no-any-return]
         return [self(i, o, lab) for i, o, lab in rows]
 
     async def ascore_many(
@@ -158,6 +173,8 @@ class Scorer:
         return list(zip(its, outs, labs, strict=True))
 
     async def _gather(self, rows: list[tuple[Any, Any, Any]], concurrency: int) -> list[Score]:
+        import asyncio
+
         if concurrency < 1:
             raise ValueError(f"{self.name}: concurrency must be at least 1; got {concurrency}")
         gate = asyncio.Semaphore(concurrency)

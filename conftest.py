@@ -1,0 +1,15 @@
+"""Test-wide set-up: every harness runs offline and writes only into a temporary folder."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+# Inspect AI writes logs and traces under the XDG folders and INSPECT_LOG_DIR; keep
+# them out of the user's home. LiteLLM (under DSPy) would fetch its price list.
+_scratch = tempfile.mkdtemp(prefix="scorebridge-tests-")
+for _var in ("XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "INSPECT_LOG_DIR"):
+    os.environ[_var] = os.path.join(_scratch, _var.lower())
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("INSPECT_DISPLAY", "none")

@@ -1,0 +1,139 @@
+"""`Scorer` and `scorer()`: calling, the async twin, batches, names and errors."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+import scorebridge as sb
+
+
+def same(item: Any, output: Any, label: Any) -> bool:
+    return bool(output == label)
+
+
+async def asame(item: Any, output: Any, label: Any) -> bool:
+    await asyncio.sleep(0)
+    return bool(output == label)
+
+
+def test_scorer_name_defaults_to_the_function_name() -> None:
+    assert sb.scorer(same).name == "same"
+
+
+def test_lambda_scorer_needs_a_name() -> None:
+    with pytest.raises(ValueError, match="a scorer needs a name"):
+        sb.scorer(lambda item, output, label: True)
+
+
+def test_scorer_fn_must_be_callable() -> None:
+    with pytest.raises(TypeError, match="fn must be callable"):
+        sb.scorer("same", "same")  # type: ignore[arg-type]
+
+
+def test_scorer_is_immutable() -> None:
+    s = sb.scorer(same)
+    with pytest.raises(AttributeError):
+        s.name = "other"  # type: ignore[misc]
+
+
+def test_repr_of_a_user_scorer_names_its_function() -> None:
+    assert repr(sb.scorer(asame, "eq")) == "<Scorer eq fn=asame async>"
+
+
+def test_async_scorer_is_awaitable_with_acall() -> None:
+    assert asyncio.run(sb.scorer(asame).acall(None, "a", "a")).correct is True
+
+
+def test_async_scorer_works_from_a_plain_call() -> None:
+    assert sb.scorer(asame)(None, "a", "b").failure_kind == "wrong"
+
+
+def test_async_scorer_works_from_a_plain_call_inside_a_running_loop() -> None:
+    async def inside() -> sb.Score:
+        return sb.scorer(asame)(None, "a", "a")
+
+    assert asyncio.run(inside()).correct is True
+
+
+def test_async_scorer_works_from_worker_threads() -> None:
+    s = sb.scorer(asame)
+    with ThreadPoolExecutor(4) as pool:
+        scores = list(pool.map(lambda i: s(None, i, 3), range(8)))
+    assert [x.correct for x in scores] == [i == 3 for i in range(8)]
+
+
+def test_object_with_async_call_is_async() -> None:
+    # ag2ai/ag2#3190: an object whose __call__ is async is not a coroutine function to `inspect`.
+    class Judge:
+        async def __call__(self, item: Any, output: Any, label: Any) -> bool:
+            return True
+
+    assert sb.scorer(Judge(), "judge").is_async
+
+
+def test_sync_scorer_acall_runs_inline() -> None:
+    assert asyncio.run(sb.scorer(same).acall(None, 1, 1)).correct is True
+
+
+def test_score_many_keeps_order() -> None:
+    scores = sb.scorer(same).score_many(["q1", "q2", "q3"], ["a", "b", "c"], ["a", "x", "c"])
+    assert [s.correct for s in scores] == [True, False, True]
+
+
+def test_score_many_takes_no_items() -> None:
+    assert [s.correct for s in sb.exact().score_many(None, ["a", "b"], ["a", "a"])] == [True, False]
+
+
+def test_score_many_rejects_unequal_lengths() -> None:
+    with pytest.raises(ValueError, match="same: score_many needs as many items, outputs and labels; got 2, 2 and 1"):
+        sb.scorer(same).score_many([1, 2], ["a", "b"], ["a"])
+
+
+def test_score_many_runs_async_scorers_concurrently_up_to_the_bound() -> None:
+    in_flight = peak = 0
+    lock = threading.Lock()
+
+    async def slow(item: Any, output: Any, label: Any) -> bool:
+        nonlocal in_flight, peak
+        with lock:
+            in_flight += 1
+            peak = max(peak, in_flight)
+        await asyncio.sleep(0.01)
+        with lock:
+            in_flight -= 1
+        return True
+
+    sb.scorer(slow).score_many(None, range(20), range(20), concurrency=4)
+    assert peak == 4
+
+
+def test_ascore_many_is_the_async_twin() -> None:
+    scores = asyncio.run(sb.scorer(asame).ascore_many(None, ["a", "b"], ["a", "a"]))
+    assert [s.correct for s in scores] == [True, False]
+
+
+def test_concurrency_below_one_is_refused() -> None:
+    with pytest.raises(ValueError, match="concurrency must be at least 1"):
+        sb.scorer(asame).score_many(None, ["a"], ["a"], concurrency=0)
+
+
+def test_exception_in_fn_propagates_with_a_note_naming_the_scorer() -> None:
+    def boom(item: Any, output: Any, label: Any) -> bool:
+        raise KeyError("answer")
+
+    with pytest.raises(KeyError) as info:
+        sb.scorer(boom, "boomer")(None, "x", "y")
+    assert "raised inside the scorer 'boomer'" in getattr(info.value, "__notes__", [])
+
+
+def test_exception_in_async_fn_propagates_from_acall() -> None:
+    async def boom(item: Any, output: Any, label: Any) -> bool:
+        raise RuntimeError("grader down")
+
+    with pytest.raises(RuntimeError, match="grader down"):
+        asyncio.run(sb.scorer(boom).acall(None, "x", "y"))
