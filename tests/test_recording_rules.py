@@ -72,7 +72,7 @@ def test_mapping_with_a_misspelt_key_is_a_contract_error() -> None:
         returning({"correct": False, "failure kind": "wrong"})(None, "x", "y")
 
 
-@pytest.mark.parametrize("result", [None, ["C"], ("C",), object()], ids=repr)
+@pytest.mark.parametrize("result", [None, ["C"], ("C",), object()], ids=["none", "list", "tuple", "object"])
 def test_return_value_of_the_wrong_shape_is_a_contract_error(result: Any) -> None:
     with pytest.raises(sb.ScorerContractError, match=r"^fixed: the scorer returned"):
         returning(result)(None, "x", "y")

@@ -137,3 +137,25 @@ def test_exception_in_async_fn_propagates_from_acall() -> None:
 
     with pytest.raises(RuntimeError, match="grader down"):
         asyncio.run(sb.scorer(boom).acall(None, "x", "y"))
+
+
+def test_keyboard_interrupt_inside_a_running_loop_reaches_the_caller_and_the_next_call_works() -> None:
+    # A KeyboardInterrupt escaping a coroutine once stopped the shared helper loop,
+    # and every later plain call from inside a running loop hung.
+    async def interrupted(item: Any, output: Any, label: Any) -> bool:
+        raise KeyboardInterrupt
+
+    async def inside() -> sb.Score:
+        with pytest.raises(KeyboardInterrupt):
+            sb.scorer(interrupted)(None, "a", "a")
+        return sb.scorer(asame)(None, "a", "a")
+
+    assert asyncio.run(inside()).correct is True
+
+
+def test_copies_of_a_scorer_are_the_scorer() -> None:
+    # DSPy deep-copies programs and the metrics they hold; an immutable scorer is its own copy.
+    import copy
+
+    s = sb.exact()
+    assert copy.copy(s) is s and copy.deepcopy(s) is s

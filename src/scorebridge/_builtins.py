@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Final
 
+from ._detect import detect_answer, detect_exact, detect_includes, detect_match, detect_pattern
 from ._exact import exact
 from ._scorer import Scorer
 
@@ -13,6 +14,11 @@ __all__ = ["BUILTINS"]
 
 BUILTINS: Final[Mapping[str, Callable[..., Scorer]]] = MappingProxyType(
     {
+        "detect_answer": detect_answer,
+        "detect_exact": detect_exact,
+        "detect_includes": detect_includes,
+        "detect_match": detect_match,
+        "detect_pattern": detect_pattern,
         "exact": exact,
     }
 )

@@ -89,6 +89,12 @@ class Scorer:
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"Scorer is immutable; cannot set {name!r}")
 
+    def __copy__(self) -> Scorer:
+        return self  # immutable: a copy would be the same scorer
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Scorer:
+        return self
+
     def __repr__(self) -> str:
         if self.options:
             opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items())

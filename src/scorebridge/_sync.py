@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Awaitable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 __all__ = ["run_sync"]
 
@@ -46,11 +46,22 @@ def _helper() -> asyncio.AbstractEventLoop:
         return _helper_loop
 
 
+async def _caught(aw: Awaitable[T]) -> tuple[T | None, BaseException | None]:
+    # A KeyboardInterrupt or SystemExit escaping a coroutine would stop the helper's
+    # loop for good, and every caller waiting on it would hang: carry it back instead.
+    try:
+        return await aw, None
+    except (KeyboardInterrupt, SystemExit) as exc:
+        return None, exc
+
+
 def run_sync(aw: Awaitable[T]) -> T:
     """Wait for `aw` from synchronous code, in this thread's loop or, if it runs, the helper's."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         return _thread_loop().run_until_complete(_await(aw))
-    result: Any = asyncio.run_coroutine_threadsafe(_await(aw), _helper()).result()
-    return result  # type: ignore[no-any-return]
+    result, interrupt = asyncio.run_coroutine_threadsafe(_caught(aw), _helper()).result()
+    if interrupt is not None:
+        raise interrupt
+    return result  # type: ignore[return-value]

@@ -1,1 +1,24 @@
-"""adapter."""
+"""scorebridge_inspect: scorebridge scorers in Inspect AI, and Inspect AI scorers anywhere.
+
+`to_inspect(scorer)` gives a registered Inspect AI scorer; `from_inspect(inspect_scorer)`
+gives a scorebridge `Scorer`. The `inspect_ai` entry point puts every built-in
+scorer in Inspect's registry as `scorebridge/NAME` (for `inspect score --scorer`).
+"""
+
+try:
+    import inspect_ai  # noqa: F401
+except ModuleNotFoundError as exc:
+    if exc.name != "inspect_ai":
+        raise
+    raise ImportError('scorebridge_inspect needs Inspect AI: pip install "scorebridge[inspect]"') from None
+
+from ._from_inspect import from_inspect
+from ._grader import inspect_grader
+from ._to_inspect import ScoringError, to_inspect
+
+__all__ = [
+    "ScoringError",
+    "from_inspect",
+    "inspect_grader",
+    "to_inspect",
+]

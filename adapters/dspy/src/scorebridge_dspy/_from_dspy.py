@@ -1,0 +1,93 @@
+"""`from_dspy`: any DSPy metric (built-ins, GEPA-style ones, LM judges) as a scorebridge `Scorer`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, Literal
+
+from scorebridge import Scorer
+from scorebridge._scorer import builtin
+
+from ._checks import field_name, threshold_value
+from ._metric import MetricCall
+
+__all__ = ["from_dspy"]
+
+
+def from_dspy(
+    metric: Callable[..., Any],
+    *,
+    output_field: str = "answer",
+    label_field: str = "answer",
+    input_fields: Iterable[str] | None = None,
+    threshold: float = 1.0,
+    on_error: Literal["raise", "record"] = "raise",
+    name: str | None = None,
+) -> Scorer:
+    """A scorer that calls the DSPy metric `metric` (`answer_exact_match`, a GEPA-style metric, SemanticF1, ...).
+
+    Scoring `(item, output, label)` builds what DSPy would pass:
+
+    - the example: `dspy.Example(**item, <label_field>=label)` with the item's
+      fields as its inputs (or `input_fields`). A `dspy.Example` item gives its
+      fields; a plain item (a string, say) is stored under the one name in
+      `input_fields`, else `question`; None gives no input. A tuple or set
+      label becomes a list (DSPy's form of several accepted answers);
+    - the prediction: the output itself when it is a `dspy.Prediction`, else
+      `dspy.Prediction(<output_field>=output)`;
+
+    and calls `metric(example, pred, None)`, evaluation mode (never
+    `trace=[]`, which built-in metrics take for bootstrapping). What the
+    metric returns is read before any truth test: a Prediction's (or a
+    mapping's) `score` and `feedback`, a bool (numpy's too), a real number
+    (numpy's too). The Score has value = the score, correct = value >=
+    `threshold`, explanation = the feedback, outcome = the prediction's
+    output field as text, and the other fields of a returned Prediction as
+    metadata. None, NaN, infinities, strings and other returns are a
+    `ScorerContractError` naming the metric.
+
+    An item with no label is not scored, so the metric is not called. A metric
+    that raises is never a silent zero: with `on_error="raise"` (the default)
+    the exception propagates with a note naming the metric; with
+    `on_error="record"` the Score is wrong with failure kind "error", the
+    exception in its explanation and metadata (an unreadable return too).
+
+    A metric made by `to_dspy` gives back its scorer's whole Score (value,
+    correct, failure kind, outcome, explanation), so the round trip loses
+    nothing; `threshold` is not applied to it.
+
+    The scorer is named `name`, else the metric's `__name__`, else its class
+    name. Raises TypeError or ValueError, naming the argument, for a metric
+    that is not callable, a lambda without `name`, a blank field name, a label
+    field among the input fields, a threshold that is not a finite number, an
+    unknown `on_error`.
+    """
+    if not callable(metric):
+        raise TypeError(f"from_dspy: metric must be callable; got {type(metric).__name__}")
+    metric_name = str(getattr(metric, "__name__", type(metric).__name__))
+    if name is None:
+        if metric_name == "<lambda>":
+            raise ValueError("from_dspy: the metric is a lambda, which has no name; pass name=")
+        name = metric_name
+    factory = f"from_dspy({name})"
+    output_field = field_name(factory, "output_field", output_field)
+    label_field = field_name(factory, "label_field", label_field)
+    inputs: tuple[str, ...] | None = None
+    if input_fields is not None:
+        if isinstance(input_fields, str):
+            raise TypeError(f"{factory}: input_fields must be a list of field names, not one string")
+        inputs = tuple(field_name(factory, "input_fields", f) for f in input_fields)
+        if label_field in inputs:
+            raise ValueError(f"{factory}: the label field {label_field!r} cannot also be an input field")
+    threshold = threshold_value(factory, threshold)
+    if on_error not in ("raise", "record"):
+        raise ValueError(f"{factory}: on_error must be 'raise' or 'record'; got {on_error!r:.80}")
+    call = MetricCall(metric, metric_name, name, output_field, label_field, inputs, threshold, on_error == "record")
+    options = {
+        "output_field": output_field,
+        "label_field": label_field,
+        "input_fields": None if inputs is None else list(inputs),
+        "threshold": threshold,
+        "on_error": on_error,
+    }
+    return builtin(name, call, options)

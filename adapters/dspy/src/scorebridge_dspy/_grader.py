@@ -1,0 +1,59 @@
+"""`dspy_grader()`: a DSPy LM as the grader of `model_graded_qa()` and `model_graded_fact()`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import dspy
+
+__all__ = ["dspy_grader"]
+
+
+class _DspyGrader:
+    """A sync grader: the prompt goes to a DSPy LM, the text of its first output comes back."""
+
+    __slots__ = ("lm",)
+
+    lm: dspy.BaseLM | None
+
+    def __init__(self, lm: dspy.BaseLM | None) -> None:
+        object.__setattr__(self, "lm", lm)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"a DSPy grader is immutable; cannot set {name!r}")
+
+    def __repr__(self) -> str:
+        return "dspy_grader()" if self.lm is None else f"dspy_grader({getattr(self.lm, 'model', self.lm)!r})"
+
+    def __call__(self, prompt: str) -> str:
+        """The LM's reply to `prompt`: the text of its first output."""
+        lm = self.lm if self.lm is not None else dspy.settings.lm
+        if lm is None:
+            raise RuntimeError("dspy_grader: no LM was given and none is configured; call dspy.configure(lm=...)")
+        outputs = lm(prompt)
+        if not outputs:
+            raise RuntimeError(f"the grader LM {getattr(lm, 'model', lm)!r} returned no output")
+        reply = outputs[0]
+        if isinstance(reply, dict):  # an output with reasoning, logprobs or tool calls beside its text
+            reply = reply.get("text")
+        if not isinstance(reply, str):
+            raise TypeError(f"the grader LM returned {type(reply).__name__}, not text")
+        return reply
+
+
+def dspy_grader(lm: dspy.BaseLM | None = None) -> Callable[[str], str]:
+    """A grader for `model_graded_qa()`/`model_graded_fact()` that asks a DSPy LM.
+
+    `lm` is a `dspy.LM`, a `dspy.utils.DummyLM` or any other `dspy.BaseLM`;
+    None uses the LM configured when the grader is called (`dspy.configure`
+    or `dspy.context`, so DSPy's worker threads see their context's LM).
+
+    The grader is sync (a scorer built on it is sync; DSPy's `Evaluate` runs
+    metrics on worker threads). It calls `lm(prompt)` and returns the text of
+    the first output. A DummyLM formats its scripted answer as its adapter
+    would, so `DummyLM([{"reply": "GRADE: C"}])` replies
+    "[[ ## reply ## ]]\\nGRADE: C", which grades C.
+    """
+    if lm is not None and not isinstance(lm, dspy.BaseLM):
+        raise TypeError(f"dspy_grader: lm must be a dspy.LM (any dspy.BaseLM) or None; got {type(lm).__name__}")
+    return _DspyGrader(lm)

@@ -1,0 +1,320 @@
+"""The two callables of the bridge.
+
+`ScorerMetric` is a scorer as a DSPy metric (`to_dspy` makes it); `MetricCall`
+is a DSPy metric as a scorer's `fn` (`from_dspy` makes it). Both are frozen and
+keep no state between calls, so DSPy may call them from many threads at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+from typing import Any, Final, final
+
+import dspy
+
+from scorebridge import Score, Scorer, ScorerContractError
+from scorebridge._record import recorded
+from scorebridge._sync import run_sync
+from scorebridge._values import is_bool, is_missing, is_number, label_is_missing, plain_digits
+
+from ._checks import finite_number
+from ._feedback import feedback_text
+
+__all__ = ["MetricCall", "ScorerMetric"]
+
+_DEFAULT_FIELD: Final = "answer"
+"""The output and label field when nothing else decides: DSPy's built-in metrics read `answer`."""
+
+_ITEM_FIELD: Final = "question"
+"""The input field a plain (non-mapping) item is stored under by `from_dspy`."""
+
+_REASONING: Final = "reasoning"  # the field dspy.ChainOfThought adds before a signature's outputs
+_DSPY: Final = "dspy_"  # the prefix of DSPy's own fields in an Example, which Example.keys() hides
+_NOT_OUTPUTS: Final = frozenset({_REASONING})
+
+Example = dspy.Example
+Prediction = dspy.Prediction
+
+
+def _names(fields: Collection[str]) -> str:
+    return ", ".join(map(repr, fields)) or "none"
+
+
+class _Shared:
+    # Immutable (frozen dataclasses), so a copy is the object itself: DSPy's Module.deepcopy may copy
+    # a metric a program holds, and a Scorer, with its function, cannot be deep-copied.
+    __slots__ = ()
+
+    def __copy__(self) -> Any:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        return self
+
+
+@final
+@dataclass(frozen=True, eq=False, repr=False)
+class ScorerMetric(_Shared):
+    """A scorebridge `Scorer` as a DSPy metric. Make one with `to_dspy`.
+
+    DSPy calls it as `metric(gold, pred, trace=None, pred_name=None,
+    pred_trace=None)`, the five-argument form GEPA checks for. It scores
+    `pred` against `gold` with the scorer and returns, by caller:
+
+    - `pred_name` given (GEPA asking for feedback): `dspy.Prediction(score=value,
+      feedback=text)`, the same value as the plain call; just the value when
+      made with `feedback=False`;
+    - `trace` given (BootstrapFewShot and the optimizers built on it): a `bool`,
+      the Score's `correct`, or `value >= threshold` when a threshold is set;
+      never a truthy object (stanfordnlp/dspy#10473);
+    - otherwise (Evaluate, GEPA's scoring, SIMBA, MIPROv2's evaluation): the
+      Score's value, a `float`.
+
+    A Score that is unscored (the example has no label, or the scorer could not
+    tell) raises `ScorerContractError`: DSPy needs a number, and a made-up 0.0
+    would be a silent zero. Exceptions from the scorer propagate (DSPy logs and
+    counts them as errors).
+
+    `metric.score(gold, pred)` gives the whole `Score` instead.
+    """
+
+    scorer: Scorer
+    output_field: str | None
+    label_field: str | None
+    item: Callable[[Any], Any] | None
+    threshold: float | None
+    feedback: bool
+    whole_prediction: bool  # the scorer reads a whole Prediction (a from_dspy scorer)
+
+    @property
+    def __name__(self) -> str:  # what DSPy and `from_dspy` call the metric
+        return self.scorer.name
+
+    def __repr__(self) -> str:
+        args = [repr(self.scorer)]
+        for key in ("output_field", "label_field", "item", "threshold"):
+            value = getattr(self, key)
+            if value is not None:
+                args.append(f"{key}={getattr(value, '__qualname__', value)!r}")
+        if not self.feedback:
+            args.append("feedback=False")
+        return f"to_dspy({', '.join(args)})"
+
+    def __call__(
+        self, gold: Any, pred: Any, trace: Any = None, pred_name: str | None = None, pred_trace: Any = None
+    ) -> Any:
+        """Score `pred` against `gold`: a float, a bool while bootstrapping, a Prediction for GEPA's feedback."""
+        score, label = self._score(gold, pred)
+        value = score.value
+        if value is None:
+            raise ScorerContractError(self._unscored(gold, score, label))
+        if pred_name is not None:
+            return Prediction(score=value, feedback=feedback_text(score, label)) if self.feedback else value
+        if trace is not None:
+            return score.correct is True if self.threshold is None else value >= self.threshold
+        return value
+
+    def score(self, gold: Any, pred: Any) -> Score:
+        """The Score the scorer gives `pred` on `gold` (unscored ones included; nothing raised for them)."""
+        return self._score(gold, pred)[0]
+
+    def _score(self, gold: Any, pred: Any) -> tuple[Score, Any]:
+        # The hot path: Evaluate calls it once per example. An Example keeps its fields in the dict
+        # `_store` (DSPy's own dspy_* fields too, which keys() hides) and its inputs in `_input_keys`
+        # (None before with_inputs; a Prediction has none); reading them directly is several times
+        # faster than keys(), get() and inputs(), which copy.
+        if not isinstance(gold, Example):
+            raise TypeError(f"{self.scorer.name}: the gold example must be a dspy.Example; got {type(gold).__name__}")
+        store = gold._store
+        inputs = getattr(gold, "_input_keys", None)
+        label_field = self.label_field or _label_field(store, inputs)
+        label = store.get(label_field)
+        if self.item is not None:
+            item = self.item(gold)
+        elif inputs is None:  # no with_inputs: every field but the label
+            item = {k: v for k, v in store.items() if k != label_field and not k.startswith(_DSPY)}
+        else:
+            item = {k: v for k, v in store.items() if k in inputs}
+        output = pred if self.whole_prediction else self._output(pred)
+        return self.scorer(item, output, label), label
+
+    def _output(self, pred: Any) -> Any:
+        if not isinstance(pred, Example):  # None (SIMBA, when the program raised) or a plain value
+            return pred
+        store = pred._store
+        field = self.output_field
+        if field is None:
+            field = _only(store.keys() - _NOT_OUTPUTS)
+        if field in store:
+            return store[field]
+        if len(pred) == 0:  # an empty prediction has no output
+            return None
+        raise ScorerContractError(
+            f"{self.scorer.name}: the prediction has no field {field!r} (it has {_names(pred.keys())}); "
+            "pass output_field= to to_dspy"
+        )
+
+    def _unscored(self, gold: Any, score: Score, label: Any) -> str:
+        name = self.scorer.name
+        if label_is_missing(label):
+            field = self.label_field or _label_field(gold._store, getattr(gold, "_input_keys", None))
+            return (
+                f"{name}: the example has no label in its field {field!r} (it has {_names(gold.keys())}), so it "
+                "cannot be scored and a DSPy metric must give a number; label every example, or pass label_field= "
+                "to to_dspy"
+            )
+        why = f": {score.explanation}" if score.explanation else ""
+        return f"{name}: the scorer left this example unscored (correct None){why}; a DSPy metric must give a number"
+
+
+def _only(names: set[str]) -> str:
+    # The one name that is not one of DSPy's own dspy_* fields, else "answer".
+    if len(names) != 1:
+        names = {k for k in names if not k.startswith(_DSPY)}
+    if len(names) == 1:
+        (name,) = names
+        if not name.startswith(_DSPY):
+            return name
+    return _DEFAULT_FIELD
+
+
+def _label_field(store: dict[str, Any], inputs: Collection[str] | None) -> str:
+    # The only field that is not an input, else "answer".
+    return _DEFAULT_FIELD if inputs is None else _only(store.keys() - inputs)
+
+
+def _metric_value(name: str, metric: str, raw: Any) -> tuple[float, str | None, dict[str, Any] | None]:
+    """Read what a DSPy metric returned: its score as a float, its feedback, and any other fields.
+
+    A `dspy.Prediction` (GEPA's `ScoreWithFeedback` too) is read first, before
+    any truth test (a non-empty Prediction is always truthy); leniently, so is a
+    mapping with a `score`. Booleans (numpy's too) give 1.0 and 0.0; real
+    numbers (numpy's, Decimal, Fraction) their value. None, NaN, infinities,
+    strings and anything else are a `ScorerContractError` naming the metric.
+    """
+    feedback: Any = None
+    extra: dict[str, Any] | None = None
+    score = raw
+    if isinstance(raw, Example) or (isinstance(raw, Mapping) and "score" in raw):
+        fields = dict(raw.items())
+        if "score" not in fields:
+            raise ScorerContractError(
+                f"{name}: the DSPy metric {metric!r} returned a {type(raw).__name__} with no score "
+                f"(fields: {_names(fields)})"
+            )
+        score = fields.pop("score")
+        feedback = fields.pop("feedback", None)
+        extra = fields or None
+    value = (1.0 if score else 0.0) if is_bool(score) else finite_number(score)
+    if value is None:
+        raise ScorerContractError(
+            f"{name}: the DSPy metric {metric!r} returned {type(raw).__name__} {raw!r:.80}; expected a bool, "
+            "a finite number, or a Prediction with a score"
+        )
+    if feedback is not None and not isinstance(feedback, str):
+        feedback = str(feedback)
+    return value, feedback or None, extra
+
+
+def _add_note(exc: BaseException, note: str) -> None:
+    # BaseException.add_note() is Python >= 3.11; __notes__ is what it sets.
+    notes = getattr(exc, "__notes__", [])
+    if note not in notes:
+        with contextlib.suppress(AttributeError):  # an exception type that refuses attributes
+            exc.__notes__ = [*notes, note]  # type: ignore[attr-defined]
+
+
+@final
+@dataclass(frozen=True, eq=False, repr=False)
+class MetricCall(_Shared):
+    """The `fn` of a scorer made by `from_dspy`: a DSPy metric called on one item, output and label.
+
+    It builds `dspy.Example(**item_fields, <label_field>=label).with_inputs(...)`
+    and a `dspy.Prediction` of the output, calls `metric(example, pred, None)`
+    (evaluation mode: never `trace=[]`, which built-in metrics read as
+    bootstrapping), and records value = the metric's score, correct = value >=
+    threshold, explanation = its feedback.
+    """
+
+    metric: Callable[..., Any]
+    metric_name: str
+    name: str
+    output_field: str
+    label_field: str
+    input_fields: tuple[str, ...] | None
+    threshold: float
+    record_errors: bool
+
+    def __repr__(self) -> str:
+        return f"<DSPy metric {self.metric_name}>"
+
+    @property
+    def _note(self) -> str:
+        also = f" (the scorer {self.name!r})" if self.name != self.metric_name else ""
+        return f"raised inside the DSPy metric {self.metric_name!r}{also}"
+
+    def __call__(self, item: Any, output: Any, label: Any) -> Score:
+        example = self.example(item, label)
+        pred = output if isinstance(output, Prediction) else Prediction(**{self.output_field: output})
+        if isinstance(self.metric, ScorerMetric):  # a scorer's own metric: its whole Score comes back
+            return self.metric.score(example, pred)
+        outcome = _outcome(pred.get(self.output_field))
+        if label_is_missing(label):  # not scored, so the metric (perhaps an LM judge) is not called
+            return recorded(self.name, None, outcome, None, unlabelled=True)
+        try:
+            raw = self.metric(example, pred, None)
+            if inspect.isawaitable(raw):  # an async metric: DSPy cannot await it, we can
+                raw = run_sync(raw)
+        except Exception as exc:
+            if not self.record_errors:
+                _add_note(exc, self._note)
+                raise
+            return self._error(exc, outcome)
+        try:
+            value, feedback, extra = _metric_value(self.name, self.metric_name, raw)
+        except ScorerContractError as exc:
+            if not self.record_errors:
+                raise
+            return self._error(exc, outcome)
+        return recorded(self.name, value >= self.threshold, outcome, None, value, feedback, extra)
+
+    def example(self, item: Any, label: Any) -> Any:
+        """The `dspy.Example` the metric sees for `item` and `label`."""
+        if isinstance(item, Example):
+            fields = dict(item.items())
+            inputs = getattr(item, "_input_keys", None) or fields.keys()
+        elif isinstance(item, Mapping):
+            fields = dict(item)
+            inputs = fields.keys()
+        elif item is None:
+            fields, inputs = {}, ()
+        else:
+            names = self.input_fields or (_ITEM_FIELD,)
+            if len(names) != 1:
+                raise ScorerContractError(
+                    f"{self.name}: the item is a {type(item).__name__}, not a mapping, but input_fields names "
+                    f"{len(names)} fields; give each item as a mapping of them"
+                )
+            fields = {names[0]: item}
+            inputs = names
+        if self.input_fields is not None:
+            inputs = self.input_fields
+        fields[self.label_field] = list(label) if isinstance(label, (tuple, set, frozenset)) else label
+        return Example(base=fields).with_inputs(*(k for k in inputs if k != self.label_field))
+
+    def _error(self, exc: Exception, outcome: str | None) -> Score:
+        message = f"{type(exc).__name__}: {exc}"
+        metadata = {"error": type(exc).__name__, "metric": self.metric_name}
+        return recorded(self.name, False, outcome, "error", None, f"the DSPy metric failed: {message}", metadata)
+
+
+def _outcome(answer: Any) -> str | None:
+    # What the metric saw, as one string: the output field's text (a number in plain digits).
+    if isinstance(answer, str):
+        return str(answer)
+    if is_number(answer) and not is_missing(answer):
+        return plain_digits(answer)
+    return None

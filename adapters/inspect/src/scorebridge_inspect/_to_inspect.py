@@ -1,0 +1,206 @@
+"""`to_inspect()`: a scorebridge scorer as a registered Inspect AI scorer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final, Literal
+
+from inspect_ai.scorer import Metric, Score, Scorer, Target, accuracy, stderr
+from inspect_ai.scorer import scorer as inspect_scorer
+from inspect_ai.solver import TaskState
+
+import scorebridge as sb
+from scorebridge._record import recorded
+from scorebridge._values import label_is_missing
+
+from ._reasons import FAILURE_KIND, INSPECT_REASON, reason_for
+
+__all__ = ["OnError", "ScoringError", "StateReader", "inspect_score", "score_fn", "to_inspect"]
+
+OnError = Literal["raise", "record"]
+"""What an exception inside the scorer becomes: a sample error ("raise") or an "error" Score ("record")."""
+
+StateReader = Callable[[TaskState], Any]
+"""A function of the TaskState that gives the scorer its item or its output."""
+
+_BUDGET_STOPS: Final = frozenset({"max_tokens", "model_length"})
+_REPLACED_BY_BUDGET_STOP: Final = frozenset({"wrong", "parse_failure"})
+
+
+class ScoringError(RuntimeError):
+    """A scorebridge scorer raised inside Inspect AI; the message names it and the original exception.
+
+    `message` is what Inspect shows as the sample's error; the original
+    exception is the `__cause__`, and its traceback is in the sample's error
+    in the eval log.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def _input_text(state: TaskState) -> str:
+    return state.input_text
+
+
+def _completion(state: TaskState) -> str:
+    return state.output.completion
+
+
+def _label(target: Target) -> str | list[str] | None:
+    answers = target.target
+    if len(answers) == 1:
+        return answers[0]
+    return list(answers) if answers else None
+
+
+def _budget_stopped(state: TaskState) -> bool:
+    choices = state.output.choices
+    return bool(choices) and choices[0].stop_reason in _BUDGET_STOPS
+
+
+def _value(score: sb.Score) -> str | float:
+    # the letter when it is worth the same number, else the number itself
+    value = score.value
+    if value == 1.0 and score.correct:
+        return "C"
+    if value == 0.0 and not score.correct:
+        return "I"
+    if value == 0.5:
+        return "P"
+    return value  # type: ignore[return-value]  # None only when unscored, handled by the caller
+
+
+def inspect_score(score: sb.Score) -> Score:
+    """The Inspect AI Score of a scorebridge Score.
+
+    value "C"/"I"/"P" when the letter is worth the Score's value (1, 0, 0.5),
+    else the number; an unscored Score is `Score.unscored()` (NaN, out of the
+    metrics). answer = outcome; explanation as is; reason from the failure
+    kind (`_reasons`); metadata = the Score's metadata with "failure_kind"
+    (None when correct) added.
+    """
+    kind = score.failure_kind
+    if score.metadata:
+        metadata = dict(score.metadata)
+        reason = reason_for(kind, metadata.pop(INSPECT_REASON, None))
+    else:  # the common case, and dict() of an empty read-only mapping is not free
+        metadata, reason = {}, reason_for(kind)
+    metadata[FAILURE_KIND] = kind
+    if score.correct is None:
+        return Score.unscored(reason=reason, answer=score.outcome, explanation=score.explanation, metadata=metadata)
+    return Score(
+        value=_value(score),
+        answer=score.outcome,
+        explanation=score.explanation,
+        reason=reason,
+        metadata=metadata,
+    )
+
+
+def score_fn(
+    scorer: sb.Scorer,
+    name: str,
+    item: StateReader = _input_text,
+    output: StateReader = _completion,
+    on_error: OnError = "raise",
+) -> Scorer:
+    """The async `(state, target) -> Score` function that runs `scorer` inside Inspect AI."""
+    acall = scorer.acall
+
+    async def score(state: TaskState, target: Target) -> Score:
+        label = _label(target)
+        try:
+            result = await acall(item(state), output(state), label)
+        except Exception as exc:
+            if on_error == "raise":
+                raise ScoringError(f"scorer {name!r} raised {exc!r}") from exc
+            result = recorded(
+                scorer.name, False, None, "error", None, f"the scorer raised {exc!r}", None, label_is_missing(label)
+            )
+        if result.correct is False and result.failure_kind in _REPLACED_BY_BUDGET_STOP and _budget_stopped(state):
+            result = recorded(
+                scorer.name, False, result.outcome, "budget_stop", result.value, result.explanation, result.metadata
+            )
+        return inspect_score(result)
+
+    return score
+
+
+def _check_reader(scorer: str, arg: str, reader: StateReader | None, default: StateReader) -> StateReader:
+    if reader is None:
+        return default
+    if not callable(reader):
+        raise TypeError(f"to_inspect({scorer}): {arg} must be a function of the TaskState; got {type(reader).__name__}")
+    return reader
+
+
+def to_inspect(
+    scorer: sb.Scorer,
+    *,
+    name: str | None = None,
+    metrics: Sequence[Metric | Mapping[str, Sequence[Metric]]] | Mapping[str, Sequence[Metric]] | None = None,
+    item: StateReader | None = None,
+    output: StateReader | None = None,
+    on_error: OnError = "raise",
+) -> Scorer:
+    """A scorebridge scorer as an Inspect AI scorer, for `Task(scorer=...)`, `eval()` and the log viewer.
+
+    The result is made by a real `@scorer` factory, registered under `name`
+    (default: the scorer's name), so logs show that name and record the
+    scorer's options as its arguments. Per sample, the scorer is awaited
+    (`acall`, so async scorers run concurrently across samples) on:
+
+    - item: `item(state)`, default the sample's input text (`state.input_text`);
+    - output: `output(state)`, default `state.output.completion`;
+    - label: the target, one string, or the list when the sample has several
+      targets; an empty target ("", Inspect's default) means no label, so the
+      Score is unscored: `Score.unscored()`, out of the metrics.
+
+    The Inspect Score is `inspect_score()` of the scorebridge Score: value
+    "C"/"I"/"P" (or the number, for partial credit other than 0.5), answer =
+    outcome, explanation, reason from the failure kind, and
+    `metadata["failure_kind"]` always (None when correct).
+
+    Budget stop: when the model stopped on its token or context limit
+    (`stop_reason` "max_tokens" or "model_length") and the Score is wrong
+    with kind "wrong" or "parse_failure", the kind becomes "budget_stop".
+    Other kinds (refusal, not_in_document, error) are kept: they say more.
+
+    on_error: an exception inside the scorer (or inside `item`/`output`)
+    is, with "raise" (the default), a `ScoringError` naming the scorer and the
+    original exception, which Inspect records as the sample's error (and, with
+    its default `fail_on_error`, fails the eval); with "record", a wrong Score
+    with failure kind "error" (reason "scoring_failed", explanation naming
+    the exception), which counts as wrong in the metrics.
+
+    metrics: Inspect metrics (made with `@metric`); default accuracy() and
+    stderr().
+    """
+    if not isinstance(scorer, sb.Scorer):
+        raise TypeError(f"to_inspect: scorer must be a scorebridge Scorer; got {type(scorer).__name__}")
+    if name is None:
+        name = scorer.name
+    elif not isinstance(name, str) or not name.strip():
+        raise ValueError(f"to_inspect({scorer.name}): name must be a non-blank string; got {name!r}")
+    if on_error not in ("raise", "record"):
+        raise ValueError(f"to_inspect({scorer.name}): on_error must be 'raise' or 'record'; got {on_error!r}")
+    if metrics is None:
+        metrics = [accuracy(), stderr()]
+    elif isinstance(metrics, (str, bytes)) or not isinstance(metrics, (Sequence, Mapping)):
+        raise TypeError(f"to_inspect({scorer.name}): metrics must be a list or dict of metrics; got {metrics!r:.80}")
+    score = score_fn(
+        scorer,
+        name,
+        _check_reader(scorer.name, "item", item, _input_text),
+        _check_reader(scorer.name, "output", output, _completion),
+        on_error,
+    )
+
+    @inspect_scorer(metrics=metrics, name=name)
+    def factory(**options: Any) -> Scorer:
+        # the options only reach the log (as the scorer's arguments); the scorer is already made
+        return score
+
+    return factory(**scorer.options)

@@ -1,0 +1,459 @@
+"""`from_inspect()`: Inspect AI scorers (built-in and custom) as scorebridge Scorers, from any caller."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from inspect_ai.model import ModelOutput, get_model
+from inspect_ai.scorer import (
+    Score,
+    Scorer,
+    Target,
+    accuracy,
+    answer,
+    choice,
+    exact,
+    f1,
+    includes,
+    match,
+    model_graded_qa,
+    pattern,
+    scorer,
+)
+from inspect_ai.solver import TaskState
+
+import scorebridge as sb
+from scorebridge_inspect import from_inspect
+
+
+def returning(**fields: Any) -> Scorer:
+    """A custom Inspect scorer that returns `Score(**fields)` (or None when `fields` is empty)."""
+
+    @scorer(metrics=[accuracy()], name="returning")
+    def factory() -> Scorer:
+        async def score(state: TaskState, target: Target) -> Score | None:
+            return Score(**fields) if fields else None
+
+        return score
+
+    return factory()
+
+
+def seeing(seen: list[tuple[TaskState, Target]]) -> Scorer:
+    """A custom Inspect scorer that records the state and target it is given, and says C."""
+
+    @scorer(metrics=[accuracy()], name="seeing")
+    def factory() -> Scorer:
+        async def score(state: TaskState, target: Target) -> Score:
+            seen.append((state, target))
+            return Score(value="C")
+
+        return score
+
+    return factory()
+
+
+# --- Inspect's built-in scorers -------------------------------------------------------
+
+
+def test_match_correct_keeps_answer_and_explanation() -> None:
+    s = from_inspect(match())("q", "The answer is Paris.", "paris")
+    assert s == sb.Score(True, "The answer is Paris.", None, 1.0, "The answer is Paris.")
+
+
+def test_match_wrong_is_recorded_wrong() -> None:
+    s = from_inspect(match())("q", "Lyon", "Paris")
+    assert (s.correct, s.failure_kind, s.value) == (False, "wrong", 0.0)
+
+
+def test_match_on_empty_output_is_a_parse_failure_keeping_no_response() -> None:
+    s = from_inspect(match())("q", "", "Paris")
+    assert (s.correct, s.failure_kind, dict(s.metadata)) == (False, "parse_failure", {"inspect_reason": "no_response"})
+
+
+def test_includes_outcome_is_inspects_casefolded_answer() -> None:
+    s = from_inspect(includes())("q", "It is PARIS", "paris")
+    assert (s.correct, s.outcome) == (True, "it is paris")
+
+
+def test_pattern_that_does_not_match_is_a_parse_failure_with_no_outcome() -> None:
+    s = from_inspect(pattern(r"ANSWER: (\d+)"))("q", "no digits here", "3")
+    assert (s.correct, s.failure_kind, s.outcome, dict(s.metadata)) == (False, "parse_failure", None, {})
+
+
+def test_answer_letter() -> None:
+    assert from_inspect(answer("letter"))("q", "Reasoning...\nANSWER: B", "B").correct is True
+
+
+def test_inspect_exact_normalises_its_way() -> None:
+    assert from_inspect(exact())("q", "The Paris!", "paris").correct is True
+
+
+def test_f1_partial_credit_keeps_its_value_and_is_wrong_below_the_threshold() -> None:
+    s = from_inspect(f1())("q", "Paris France", "Paris")
+    assert (s.correct, s.failure_kind, s.value, s.grade) == (False, "wrong", 0.67, "P")
+
+
+def test_threshold_sets_where_a_number_is_correct() -> None:
+    s = from_inspect(f1(), threshold=0.5)("q", "Paris France", "Paris")
+    assert (s.correct, s.failure_kind, s.value) == (True, None, 0.67)
+
+
+def test_choice_reads_the_items_choices_and_marks_them_from_the_output() -> None:
+    item = {"input": "Capital of France?", "choices": ["Paris", "Lyon", "Nice"]}
+    mcq = from_inspect(choice())
+    assert mcq(item, "ANSWER: A", "A").correct is True
+    assert mcq(item, "ANSWER: B", "A").failure_kind == "wrong"
+    assert mcq(item, "I am not sure", "A").failure_kind == "parse_failure"
+
+
+def test_choice_with_several_correct_answers() -> None:
+    item = {"input": "Which are in France?", "choices": ["Paris", "Berlin", "Lyon"]}
+    assert from_inspect(choice())(item, "ANSWER: A, C", ["A", "C"]).correct is True
+
+
+def test_choice_no_answer_with_a_reason_is_wrong_for_that_reason() -> None:
+    # Inspect's N + no_response: seed 000 counts an output with a failure_kind as wrong
+    s = from_inspect(choice())({"input": "q", "choices": ["a", "b"]}, "", "A")
+    assert (s.correct, s.failure_kind, s.value) == (False, "parse_failure", 0.0)
+
+
+def test_choices_that_are_not_strings_name_the_scorer() -> None:
+    with pytest.raises(sb.ScorerContractError, match="choice: an item's choices must be a list of strings"):
+        from_inspect(choice())({"input": "q", "choices": "ABC"}, "ANSWER: A", "A")
+
+
+# --- model-graded scorers, offline with mockllm -------------------------------------------
+
+
+def _grader(make_output: Callable[..., ModelOutput], *replies: str) -> Any:
+    return get_model("mockllm/model", custom_outputs=[make_output(r) for r in replies])
+
+
+def test_model_graded_qa_grades_with_the_model_argument(make_output: Callable[..., ModelOutput]) -> None:
+    qa = from_inspect(model_graded_qa(), model=_grader(make_output, "Looks right.\nGRADE: C", "GRADE: I"))
+    assert qa("Capital of France?", "Paris", "Paris").correct is True
+    assert qa("Capital of France?", "Lyon", "Paris").failure_kind == "wrong"
+
+
+def test_model_graded_qa_with_its_own_model(make_output: Callable[..., ModelOutput]) -> None:
+    s = from_inspect(model_graded_qa(model=_grader(make_output, "GRADE: C")))("q", "Paris", "Paris")
+    assert (s.correct, s.explanation) == (True, "GRADE: C")
+
+
+def test_grader_that_gives_no_grade_is_an_error_keeping_grader_failed(make_output: Callable[..., ModelOutput]) -> None:
+    s = from_inspect(model_graded_qa(), model=_grader(make_output, "I cannot decide"))("q", "Paris", "Paris")
+    assert (s.correct, s.failure_kind, s.metadata["inspect_reason"]) == (False, "error", "grader_failed")
+
+
+def test_model_is_inspects_active_model_only_while_scoring(make_output: Callable[..., ModelOutput]) -> None:
+    from inspect_ai.model._model import active_model
+
+    qa = from_inspect(model_graded_qa(), model=_grader(make_output, "GRADE: C"))
+    qa("q", "Paris", "Paris")
+    assert active_model() is None
+
+
+def test_model_name_is_resolved_at_construction_and_shown() -> None:
+    assert repr(from_inspect(model_graded_qa(), model="mockllm/model")) == (
+        "<Scorer model_graded_qa(threshold=1.0, model='mockllm/model')>"
+    )
+
+
+# --- the TaskState and Target the scorer is given ---------------------------------------
+
+
+def test_string_item_is_the_input_and_output_the_completion() -> None:
+    seen: list[tuple[TaskState, Target]] = []
+    from_inspect(seeing(seen))("Capital of France?", "Paris", "Paris")
+    state, target = seen[0]
+    assert (state.input_text, state.output.completion, target.target) == ("Capital of France?", "Paris", ["Paris"])
+    assert [m.role for m in state.messages] == ["user", "assistant"]
+
+
+@pytest.mark.parametrize(
+    ("item", "text"),
+    [
+        ({"input": "in", "question": "q"}, "in"),
+        ({"question": "q"}, "q"),
+        ({"input": 42}, "42"),
+        (SimpleNamespace(question="attr q"), "attr q"),
+        ({"other": 1}, ""),
+        (None, ""),
+        (7, ""),
+    ],
+)
+def test_input_text_of_an_item(item: Any, text: str) -> None:
+    seen: list[tuple[TaskState, Target]] = []
+    from_inspect(seeing(seen))(item, "x", "x")
+    assert seen[0][0].input_text == text
+
+
+def test_mapping_item_is_the_states_metadata() -> None:
+    seen: list[tuple[TaskState, Target]] = []
+    from_inspect(seeing(seen))({"question": "q", "difficulty": "easy"}, "x", "x")
+    assert seen[0][0].metadata == {"question": "q", "difficulty": "easy"}
+
+
+@pytest.mark.parametrize(
+    ("label", "target"),
+    [
+        ("Paris", ["Paris"]),
+        (["Paris", "", "Paris, France"], ["Paris", "Paris, France"]),
+        (100000, ["100000"]),
+        (None, [""]),
+    ],
+)
+def test_label_becomes_the_target_as_text(label: Any, target: list[str]) -> None:
+    seen: list[tuple[TaskState, Target]] = []
+    from_inspect(seeing(seen))("q", "x", label)
+    assert seen[0][1].target == target
+
+
+def test_no_label_is_unscored_whatever_the_inspect_scorer_says() -> None:
+    # inspect_ai#5525: match() with a blank target says C for any output
+    s = from_inspect(match())("q", "anything", "")
+    assert (s.correct, s.value) == (None, None)
+
+
+def test_bad_label_is_an_error_naming_the_scorer() -> None:
+    with pytest.raises(sb.ScorerContractError, match="match: a label must be"):
+        from_inspect(match())("q", "x", {"answer": "x"})
+
+
+def test_inspect_model_output_is_used_as_it_is(make_output: Callable[..., ModelOutput]) -> None:
+    seen: list[tuple[TaskState, Target]] = []
+    from_inspect(seeing(seen))("q", make_output("cut", stop_reason="max_tokens"), "x")
+    assert (seen[0][0].output.completion, seen[0][0].output.stop_reason) == ("cut", "max_tokens")
+
+
+def test_answer_element_of_an_output_object_is_the_completion() -> None:
+    s = from_inspect(match())("q", SimpleNamespace(answer="Paris", reasoning="..."), "Paris")
+    assert s.correct is True
+
+
+@pytest.mark.parametrize("output", [None, b"Paris", ["Paris"], float("nan")])
+def test_output_with_no_text_is_scored_as_empty(output: Any) -> None:
+    s = from_inspect(match())("q", output, "Paris")
+    assert (s.correct, s.failure_kind, s.outcome) == (False, "parse_failure", "")
+
+
+def test_not_in_document_output_is_judged_by_the_inspect_scorer() -> None:
+    s = from_inspect(match())("q", SimpleNamespace(text=" NOT_IN_DOCUMENT "), "not_in_document")
+    assert s.correct is True
+
+
+@pytest.mark.parametrize(
+    ("output", "kind"),
+    [({"failure_kind": "refusal", "text": "Paris"}, "refusal"), (SimpleNamespace(ok=False, error="timeout"), "error")],
+)
+def test_output_reporting_its_own_failure_is_not_sent_to_the_scorer(output: Any, kind: str) -> None:
+    seen: list[tuple[TaskState, Target]] = []
+    s = from_inspect(seeing(seen))("q", output, "Paris")
+    assert (s.correct, s.failure_kind, seen) == (False, kind, [])
+
+
+# --- reading the Inspect Score back -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "correct", "number"),
+    [
+        ("C", True, 1.0),
+        ("I", False, 0.0),
+        ("P", False, 0.5),
+        ("c", True, 1.0),  # seed 004 reads grade words in any case (Inspect's value_to_float does not)
+        (True, True, 1.0),
+        (False, False, 0.0),
+        (1, True, 1.0),
+        (0.25, False, 0.25),
+        ("0.75", False, 0.75),
+        ("N", None, None),
+        (float("nan"), None, None),
+    ],
+)
+def test_value_is_read_by_the_seed_004_grade_mapping(value: Any, correct: bool | None, number: float | None) -> None:
+    s = from_inspect(returning(value=value))("q", "x", "x")
+    assert (s.correct, s.value) == (correct, number)
+
+
+@pytest.mark.parametrize("value", ["yes", {"a": 1}, [1, 0]])
+def test_value_the_mapping_does_not_know_is_unscored_with_a_warning(value: Any) -> None:
+    with pytest.warns(UserWarning, match="unrecognised grade"):
+        s = from_inspect(returning(value=value))("q", "x", "x")
+    assert (s.correct, s.value) == (None, None)
+
+
+def test_no_score_from_the_scorer_is_unscored() -> None:
+    s = from_inspect(returning())("q", "x", "x")
+    assert (s.correct, s.explanation) == (None, "the Inspect scorer gave no Score")
+
+
+@pytest.mark.parametrize(
+    ("reason", "kind"),
+    [
+        ("invalid_response_format", "parse_failure"),
+        ("no_response", "parse_failure"),
+        ("refusal", "refusal"),
+        ("scoring_failed", "error"),
+        ("grader_failed", "error"),
+        (None, "wrong"),
+        ("rate_limited", "wrong"),
+    ],
+)
+def test_wrong_scores_reason_gives_its_failure_kind(reason: str | None, kind: str) -> None:
+    assert from_inspect(returning(value="I", reason=reason))("q", "x", "x").failure_kind == kind
+
+
+def test_reason_on_a_correct_score_is_no_failure_but_is_kept() -> None:
+    # match() says C with reason no_response for an empty output and a punctuation-only target
+    s = from_inspect(returning(value="C", reason="no_response"))("q", "", "x")
+    assert (s.correct, s.failure_kind, dict(s.metadata)) == (True, None, {"inspect_reason": "no_response"})
+
+
+def test_unscored_with_a_failure_reason_is_wrong_for_that_reason() -> None:
+    # seed 000: an output with a failure_kind is counted wrong, so NaN + grader_failed is not unscored
+    s = from_inspect(returning(value=float("nan"), reason="grader_failed"))("q", "x", "x")
+    assert (s.correct, s.failure_kind, s.value) == (False, "error", 0.0)
+
+
+def test_metadata_is_kept() -> None:
+    s = from_inspect(returning(value="C", metadata={"grading": ["..."], "n": 2}))("q", "x", "x")
+    assert dict(s.metadata) == {"grading": ["..."], "n": 2}
+
+
+def test_failure_kind_written_by_to_inspect_gives_correct_and_kind_exactly() -> None:
+    s = from_inspect(returning(value=0.75, metadata={"failure_kind": None}))("q", "x", "x")
+    assert (s.correct, s.failure_kind, s.value, dict(s.metadata)) == (True, None, 0.75, {})
+
+
+def test_unknown_failure_kind_in_metadata_is_left_alone() -> None:
+    s = from_inspect(returning(value="I", metadata={"failure_kind": "timeout"}))("q", "x", "x")
+    assert (s.failure_kind, dict(s.metadata)) == ("wrong", {"failure_kind": "timeout"})
+
+
+def test_scorer_returning_something_else_than_a_score_names_it() -> None:
+    async def plain(state: TaskState, target: Target) -> Any:
+        return {"value": "C"}
+
+    with pytest.raises(sb.ScorerContractError, match="plain: the Inspect scorer returned dict, not a Score"):
+        from_inspect(plain)("q", "x", "x")
+
+
+def test_exception_in_the_inspect_scorer_propagates_naming_the_scorer() -> None:
+    async def broken(state: TaskState, target: Target) -> Score:
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom") as caught:
+        from_inspect(broken)("q", "x", "x")
+    assert caught.value.__notes__ == ["raised inside the scorer 'broken'"]
+
+
+# --- from every kind of caller ------------------------------------------------------------
+
+
+def test_plain_call_from_worker_threads() -> None:
+    # DSPy's Evaluate and optimizers call metrics on worker threads
+    m = from_inspect(match())
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        scores = list(pool.map(lambda i: m("q", f"It is {i}", str(i) if i % 2 else "none"), range(40)))
+    assert [s.correct for s in scores] == [i % 2 == 1 for i in range(40)]
+
+
+def test_model_graded_qa_from_worker_threads(make_output: Callable[..., ModelOutput]) -> None:
+    grader = get_model("mockllm/model", custom_outputs=lambda *args: make_output("GRADE: C"))
+    qa = from_inspect(model_graded_qa(), model=grader)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        scores = list(pool.map(lambda i: qa("q", f"answer {i}", "answer"), range(12)))
+    assert all(s.correct for s in scores)
+
+
+def test_plain_call_inside_a_running_event_loop() -> None:
+    m = from_inspect(match())
+
+    async def notebook_cell() -> sb.Score:
+        return m("q", "Paris", "Paris")  # a sync call while a loop runs here
+
+    assert asyncio.run(notebook_cell()).correct is True
+
+
+def test_acall_awaits_in_the_callers_loop() -> None:
+    loops: list[asyncio.AbstractEventLoop] = []
+
+    async def probe(state: TaskState, target: Target) -> Score:
+        loops.append(asyncio.get_running_loop())
+        return Score(value="C")
+
+    async def main() -> asyncio.AbstractEventLoop:
+        await from_inspect(probe).acall("q", "x", "x")
+        return asyncio.get_running_loop()
+
+    assert loops == [asyncio.run(main())]
+
+
+def test_score_many_runs_every_score_in_one_reused_loop() -> None:
+    # never asyncio.run per score: one loop for the batch, and the same loop for the next batch
+    loops: set[int] = set()
+    threads: set[int] = set()
+
+    async def probe(state: TaskState, target: Target) -> Score:
+        loops.add(id(asyncio.get_running_loop()))
+        threads.add(threading.get_ident())
+        return Score(value="C")
+
+    wrapped = from_inspect(probe)
+    first = wrapped.score_many(None, ["a", "b", "c"], ["a", "b", "c"])
+    second = wrapped.score_many(["q"] * 2, ["d", "e"], ["d", "e"])
+    assert [s.correct for s in first + second] == [True] * 5
+    assert (len(loops), threads) == (1, {threading.get_ident()})
+
+
+# --- names and arguments ---------------------------------------------------------------
+
+
+def test_name_is_the_registered_name_without_its_package() -> None:
+    assert from_inspect(match()).name == "match"
+
+
+def test_name_of_a_plain_async_function_is_its_name() -> None:
+    async def my_scorer(state: TaskState, target: Target) -> Score:
+        return Score(value="C")
+
+    assert from_inspect(my_scorer).name == "my_scorer"
+
+
+def test_name_argument_wins() -> None:
+    assert from_inspect(match(), name="ends_with").name == "ends_with"
+
+
+def test_scorer_factory_instead_of_a_scorer_says_to_call_it() -> None:
+    with pytest.raises(TypeError, match=r"match is a scorer factory; call it: from_inspect\(match\(\)\)"):
+        from_inspect(match)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"threshold": True}, TypeError, "threshold must be a number"),
+        ({"threshold": "1"}, TypeError, "threshold must be a number"),
+        ({"threshold": float("inf")}, ValueError, "threshold must be finite"),
+        ({"model": 3}, TypeError, "model must be a Model, a model name or None"),
+    ],
+)
+def test_bad_arguments_fail_at_construction_naming_the_scorer(
+    kwargs: dict[str, Any], error: type, message: str
+) -> None:
+    with pytest.raises(error, match=rf"from_inspect\(match\): {message}"):
+        from_inspect(match(), **kwargs)
+
+
+@pytest.mark.parametrize("bad", [42, lambda state, target: None])
+def test_not_an_async_scorer_is_rejected(bad: Any) -> None:
+    with pytest.raises(TypeError, match="from_inspect: expected an Inspect AI scorer"):
+        from_inspect(bad)

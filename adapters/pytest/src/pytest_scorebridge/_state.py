@@ -1,0 +1,75 @@
+"""The scores a pytest run recorded, and which run is recording now.
+
+This module is imported when pytest loads the plugin, so it imports nothing but
+parts of the standard library that pytest has already imported. A `Records` belongs to one pytest run
+(one `Config`); the run that is active now is the top of a stack, because
+pytest can run inside pytest (`pytester`'s in-process runs), and the inner run
+must neither see nor feed the outer run's records.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from scorebridge import Score
+
+__all__ = ["Records", "active", "pop", "push", "safe_repr"]
+
+
+class Records:
+    """Every score one pytest run recorded, as rows ready for the JSONL report.
+
+    A row is a plain dict: `nodeid` (the test that recorded it, or None outside
+    any test), `scorer` (its name), then the Score's fields as
+    `Score.as_dict()` gives them, its metadata made JSON-safe (a value JSON
+    cannot hold becomes its repr; metadata that JSON cannot write at all, a
+    mapping that holds itself or has tuple keys, becomes `{"repr": ...}`). Plain rows
+    travel from xdist workers to the controller unchanged.
+    """
+
+    __slots__ = ("current", "rows")
+
+    def __init__(self) -> None:
+        self.rows: list[dict[str, Any]] = []
+        self.current: str | None = None  # the nodeid of the test running now
+
+    def add(self, nodeid: str | None, scorer: str, score: Score) -> None:
+        """Record `score`, given by the scorer named `scorer` in the test `nodeid`."""
+        row: dict[str, Any] = {"nodeid": nodeid, "scorer": scorer, **score.as_dict()}
+        try:
+            row["metadata"] = json.loads(json.dumps(row["metadata"], default=safe_repr))
+        except (ValueError, TypeError):  # a mapping that holds itself, or keys JSON cannot hold
+            row["metadata"] = {"repr": safe_repr(row["metadata"])}
+        self.rows.append(row)
+
+    def __repr__(self) -> str:
+        return f"<scorebridge Records: {len(self.rows)} scores>"
+
+
+def safe_repr(value: Any) -> str:
+    """`repr(value)`, or a note naming the type when that raises."""
+    try:
+        return repr(value)
+    except Exception as exc:
+        return f"<{type(value).__name__} whose repr raised {type(exc).__name__}>"
+
+
+_stack: list[Records] = []
+
+
+def push(records: Records) -> None:
+    """Make `records` the active run's (a pytest run starts)."""
+    _stack.append(records)
+
+
+def pop(records: Records) -> None:
+    """Forget `records` (its pytest run ends); the run around it, if any, is active again."""
+    if records in _stack:
+        _stack.remove(records)
+
+
+def active() -> Records | None:
+    """The active pytest run's records, or None outside pytest (or with the plugin off)."""
+    return _stack[-1] if _stack else None

@@ -1,0 +1,338 @@
+"""The plugin in real pytest runs (pytester): messages, the cases marker, the fixture, the summary, the report."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+import pytest_scorebridge
+import scorebridge as sb
+from pytest_scorebridge import Recorder
+from pytest_scorebridge._state import Records, active
+
+GOLDEN_JSONL = """\
+{"id": "france", "question": "Capital of France?", "answer": "Paris"}
+{"id": "italy", "question": "Capital of Italy?", "answer": "Rome"}
+{"question": "Capital of Spain?", "answer": "Madrid"}
+"""
+
+APP = """
+import pytest
+import scorebridge as sb
+from pytest_scorebridge import assert_scored
+
+ANSWERS = {"Capital of France?": "paris", "Capital of Italy?": "Roma", "Capital of Spain?": "Madrid"}
+"""
+
+
+def _summary(result: pytest.RunResult) -> list[str]:
+    """The lines of the "scorebridge" section, its report line left out."""
+    lines = result.outlines
+    start = next(i for i, line in enumerate(lines) if "= scorebridge =" in line) + 1
+    end = next(i for i in range(start, len(lines)) if lines[i].startswith("="))
+    return [line for line in lines[start:end] if not line.startswith("report: ")]
+
+
+def _verdicts(result: pytest.RunResult) -> dict[str, str]:
+    """Test id -> PASSED/FAILED, from a `-v` run."""
+    found = (re.match(r"(\S+::\S+) (PASSED|FAILED)", line) for line in result.outlines)
+    return {m[1]: m[2] for m in found if m}
+
+
+# --- smoke ------------------------------------------------------------------
+
+
+def test_plain_pytest_loads_the_plugin_with_its_marker_and_option(pytester: pytest.Pytester) -> None:
+    assert any(
+        line.startswith("@pytest.mark.scorebridge_cases(path):") for line in pytester.runpytest("--markers").outlines
+    )
+    pytester.runpytest("--help").stdout.fnmatch_lines(["*--scorebridge-report=PATH*"])
+
+
+def test_a_passing_scorer_assertion_passes_the_test(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        APP + "\ndef test_one():\n    assert_scored(sb.exact(), ANSWERS['Capital of France?'], 'Paris')\n"
+    )
+    pytester.runpytest().assert_outcomes(passed=1)
+
+
+def test_loading_the_plugin_imports_neither_scorebridge_nor_a_harness() -> None:
+    # The bar: a run that does not use the plugin pays nothing for it.
+    heavy = ("scorebridge", "inspect_ai", "dspy", "pytest_scorebridge._assert")
+    code = f"import sys, pytest_scorebridge._plugin; print(sorted(m for m in {heavy!r} if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_the_public_names_resolve_on_first_use() -> None:
+    assert all(callable(getattr(pytest_scorebridge, name)) for name in pytest_scorebridge.__all__)
+    assert set(pytest_scorebridge.__all__) <= set(dir(pytest_scorebridge))
+    with pytest.raises(AttributeError, match="has no attribute 'assert_equal'"):
+        _ = pytest_scorebridge.assert_equal
+
+
+# --- assertion messages -----------------------------------------------------
+
+
+def test_a_failing_assertion_shows_the_users_line_and_the_score(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        APP + "\ndef test_italy():\n    assert_scored(sb.exact(), ANSWERS['Capital of Italy?'], 'Rome')\n"
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            ">       assert_scored(sb.exact(), ANSWERS['Capital of Italy?'], 'Rome')",
+            "E       AssertionError: exact: the output is not correct (failure kind: wrong)",
+            "E         output:       'Roma'",
+            "E         label:        'Rome'",
+            "E         outcome:      'roma'",
+            "E         failure kind: wrong",
+            "E         explanation:  -",
+            "test_a_failing_assertion_shows_the_users_line_and_the_score.py:8: AssertionError",
+        ]
+    )
+    assert "_assert.py" not in result.stdout.str()  # __tracebackhide__: no frames of ours
+
+
+# --- the cases marker -------------------------------------------------------
+
+
+def test_the_marker_runs_the_test_once_per_jsonl_row_with_ids_from_the_id_column(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".jsonl", cases=GOLDEN_JSONL)
+    pytester.makepyfile(
+        test_golden=APP
+        + """
+@pytest.mark.scorebridge_cases("cases.jsonl")
+def test_golden(case):
+    assert_scored(sb.exact(), ANSWERS[case["question"]], case["answer"], item=case["question"])
+"""
+    )
+    assert _verdicts(pytester.runpytest("-v")) == {
+        "test_golden.py::test_golden[france]": "PASSED",
+        "test_golden.py::test_golden[italy]": "FAILED",
+        "test_golden.py::test_golden[row3]": "PASSED",
+    }
+
+
+def test_the_marker_reads_csv_relative_to_the_test_file_with_row_ids(pytester: pytest.Pytester) -> None:
+    pytester.mkpydir("suite")
+    (pytester.path / "suite" / "data").mkdir()
+    (pytester.path / "suite" / "data" / "golden.csv").write_text("question,answer\nCapital?,42\nOther?,7\n")
+    (pytester.path / "suite" / "test_csv.py").write_text(
+        """
+import pytest
+
+@pytest.mark.scorebridge_cases("data/golden.csv")
+def test_row(case):
+    assert case["answer"] in ("42", "7")  # CSV values stay strings
+    assert list(case) == ["question", "answer"]
+"""
+    )
+    assert _verdicts(pytester.runpytest("-v")) == {
+        "suite/test_csv.py::test_row[row1]": "PASSED",
+        "suite/test_csv.py::test_row[row2]": "PASSED",
+    }
+
+
+def test_a_module_marker_composes_with_parametrize(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".jsonl", cases='{"id": "a"}\n{"id": "b"}\n')
+    pytester.makepyfile(
+        test_mod="""
+import pytest
+
+pytestmark = pytest.mark.scorebridge_cases("cases.jsonl")
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_both(case, n):
+    pass
+"""
+    )
+    assert sorted(_verdicts(pytester.runpytest("-v"))) == [
+        "test_mod.py::test_both[a-1]",
+        "test_mod.py::test_both[a-2]",
+        "test_mod.py::test_both[b-1]",
+        "test_mod.py::test_both[b-2]",
+    ]
+
+
+def _collection_error(pytester: pytest.Pytester, cases_name: str, cases_text: str, marker_arg: str) -> str:
+    pytester.makefile(cases_name[cases_name.index(".") :], **{cases_name[: cases_name.index(".")]: cases_text})
+    pytester.makepyfile(
+        test_golden=f"""
+import pytest
+
+@pytest.mark.scorebridge_cases({marker_arg})
+def test_golden(case):
+    pass
+
+def test_other():
+    pass
+"""
+    )
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["*ERROR collecting test_golden.py*", "*Interrupted: 1 error during collection*"])
+    assert "Traceback" not in result.stdout.str()
+    return result.stdout.str()
+
+
+def test_a_bad_jsonl_row_is_a_collection_error_naming_the_file_and_line(pytester: pytest.Pytester) -> None:
+    out = _collection_error(pytester, "cases.jsonl", '{"q": 1}\n{"q": 2\n', '"cases.jsonl"')
+    assert "cases.jsonl:2: not valid JSON: Expecting ',' delimiter (column 8)" in out
+    assert "(the case file of @pytest.mark.scorebridge_cases on test_golden)" in out
+
+
+def test_a_csv_row_with_the_wrong_number_of_fields_is_a_collection_error(pytester: pytest.Pytester) -> None:
+    out = _collection_error(pytester, "cases.csv", "q,label\na,b\nc,d,e\n", '"cases.csv"')
+    assert "cases.csv:3: 3 fields where the header has 2" in out
+
+
+def test_a_missing_case_file_is_a_collection_error(pytester: pytest.Pytester) -> None:
+    out = _collection_error(pytester, "other.jsonl", '{"q": 1}\n', '"missing.jsonl"')
+    assert "missing.jsonl: no such case file" in out
+
+
+def test_a_marker_without_a_path_is_a_collection_error(pytester: pytest.Pytester) -> None:
+    out = _collection_error(pytester, "cases.jsonl", '{"q": 1}\n', "")
+    assert "@pytest.mark.scorebridge_cases on test_golden: give it one argument, the case file's path" in out
+
+
+def test_a_test_without_a_case_argument_is_a_collection_error(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".jsonl", cases='{"q": 1}\n')
+    pytester.makepyfile("import pytest\n@pytest.mark.scorebridge_cases('cases.jsonl')\ndef test_x():\n    pass\n")
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    assert "on test_x: the test needs an argument named `case`" in result.stdout.str()
+
+
+# --- the fixture, the summary and the report --------------------------------
+
+RECORDING = (
+    APP
+    + """
+within = sb.scorer(lambda item, output, label: {"correct": output == label, "outcome": output,
+                   "explanation": "checked", "metadata": {"when": object}}, name="within")
+
+def test_soft(scorebridge_record):
+    score = scorebridge_record(sb.exact(), "Lyon", "Paris")  # wrong, and the test still passes
+    assert score.failure_kind == "wrong"
+    scorebridge_record(sb.exact(), "", "Paris")
+    scorebridge_record(sb.exact(), "Paris", None)
+
+def test_hard():
+    assert_scored(within, "a", "a")
+    assert_scored(sb.exact(), "Lyon", "Paris")
+"""
+)
+
+
+def test_the_fixture_records_without_failing_and_the_summary_counts_per_scorer(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(RECORDING)
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1, failed=1)
+    assert _summary(result) == [
+        "scorer  scored  correct  accuracy  unscored  parse_failure  wrong",
+        "exact        3        0      0.0%         1              1      2",
+        "within       1        1    100.0%         0              0      0",
+    ]
+
+
+def test_a_run_that_records_nothing_has_no_summary(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("def test_plain():\n    assert 1 + 1 == 2\n")
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1)
+    assert "= scorebridge =" not in result.stdout.str()
+
+
+def test_the_report_holds_every_score_with_its_test_and_scorer(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_rec=RECORDING)
+    result = pytester.runpytest("--scorebridge-report", "out/scores.jsonl")
+    path = pytester.path / "out" / "scores.jsonl"
+    result.stdout.fnmatch_lines([f"report: {path} (5 scores)"])
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [(r["nodeid"], r["scorer"], r["grade"], r["failure_kind"]) for r in rows] == [
+        ("test_rec.py::test_soft", "exact", "I", "wrong"),
+        ("test_rec.py::test_soft", "exact", "I", "parse_failure"),
+        ("test_rec.py::test_soft", "exact", "N", None),
+        ("test_rec.py::test_hard", "within", "C", None),
+        ("test_rec.py::test_hard", "exact", "I", "wrong"),
+    ]
+    assert rows[3] == {
+        "nodeid": "test_rec.py::test_hard",
+        "scorer": "within",
+        "correct": True,
+        "outcome": "a",
+        "failure_kind": None,
+        "value": 1.0,
+        "explanation": "checked",
+        "metadata": {"when": "<class 'object'>"},  # what JSON cannot hold is written as its repr
+        "grade": "C",
+    }
+
+
+def test_the_report_is_written_when_nothing_was_recorded(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("def test_plain():\n    pass\n")
+    result = pytester.runpytest("--scorebridge-report", "scores.jsonl")
+    result.stdout.fnmatch_lines(["*= scorebridge =*", "no scores recorded", "report: *scores.jsonl (0 scores)"])
+    assert (pytester.path / "scores.jsonl").read_text() == ""
+
+
+def test_a_report_path_that_is_a_folder_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.mkdir("out")
+    result = pytester.runpytest("--scorebridge-report", "out")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--scorebridge-report: */out is a folder; give the path of a file"])
+
+
+def test_metadata_that_json_cannot_write_is_kept_as_its_repr() -> None:
+    loop: dict[str, Any] = {}
+    loop["self"] = loop
+    records = Records()
+    records.add(None, "s", sb.Score(True, metadata=loop))
+    tuple_key: dict[Any, str] = {(1, 2): "a tuple key"}
+    records.add(None, "s", sb.Score(True, metadata=tuple_key))
+    assert records.rows[0]["metadata"]["repr"].startswith("{'self': {")
+    assert records.rows[1]["metadata"] == {"repr": "{(1, 2): 'a tuple key'}"}
+
+
+def test_an_inner_pytest_run_keeps_its_scores_to_itself(pytester: pytest.Pytester) -> None:
+    # pytester runs pytest inside this pytest: the outer run's records must not see the inner ones.
+    outer = active()
+    assert outer is not None
+    before = len(outer.rows)
+    pytester.makepyfile(RECORDING)
+    pytester.runpytest()
+    assert active() is outer
+    assert len(outer.rows) == before
+
+
+def test_the_fixture_records_under_the_tests_node_id(
+    scorebridge_record: Recorder, request: pytest.FixtureRequest
+) -> None:
+    outer = active()
+    assert outer is not None
+    score = scorebridge_record(sb.exact(), "Paris", "Paris")
+    assert outer.rows[-1]["nodeid"] == request.node.nodeid
+    assert outer.rows[-1]["grade"] == score.grade == "C"
+
+
+def test_the_fixtures_async_twin_awaits_an_async_scorer(scorebridge_record: Recorder) -> None:
+    async def same(item: Any, output: Any, label: Any) -> bool:
+        return bool(output == label)
+
+    score = asyncio.run(scorebridge_record.acall(sb.scorer(same), "a", "b"))
+    assert score.failure_kind == "wrong"
+    outer = active()
+    assert outer is not None and outer.rows[-1]["scorer"] == "same"
+
+
+def test_the_fixture_refuses_a_plain_function(scorebridge_record: Recorder) -> None:
+    with pytest.raises(TypeError, match=r"scorebridge_record: scorer must be a scorebridge\.Scorer"):
+        scorebridge_record(lambda item, output, label: True, "a", "a")  # type: ignore[arg-type]

@@ -1,0 +1,43 @@
+"""Under pytest-xdist the summary and the report cover the scores of every worker."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+CASES = "".join(f'{{"id": "q{i}", "output": "{"a" if i % 4 else "b"}"}}\n' for i in range(12))
+
+TESTS = """
+import os
+import pytest
+import scorebridge as sb
+from pytest_scorebridge import assert_scored
+
+# The worker that scored, kept in the Score's metadata so the report shows who sent it.
+same = sb.scorer(lambda item, output, label: {"correct": output == label, "outcome": output,
+                 "metadata": {"worker": os.environ.get("PYTEST_XDIST_WORKER")}}, name="same")
+
+@pytest.mark.scorebridge_cases("cases.jsonl")
+def test_case(case, scorebridge_record):
+    scorebridge_record(same, case["output"], "a")
+"""
+
+
+def test_the_summary_and_report_merge_the_scores_of_both_workers(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".jsonl", cases=CASES)
+    pytester.makepyfile(test_cases=TESTS)
+    result = pytester.runpytest_subprocess("-n", "2", "--scorebridge-report", "scores.jsonl", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=12)
+    result.stdout.fnmatch_lines(
+        [
+            "*= scorebridge =*",
+            "scorer  scored  correct  accuracy  unscored  wrong",
+            "same        12        9     75.0%         0      3",
+            "report: *scores.jsonl (12 scores)",
+        ]
+    )
+    rows = [json.loads(line) for line in (pytester.path / "scores.jsonl").read_text().splitlines()]
+    assert sorted(r["nodeid"] for r in rows) == sorted(f"test_cases.py::test_case[q{i}]" for i in range(12))
+    # xdist's load scheduling hands each of the two workers a first batch: both must have reported.
+    assert {r["metadata"]["worker"] for r in rows} == {"gw0", "gw1"}

@@ -1,0 +1,173 @@
+"""The five `detect_*` scorers per call, against Inspect AI's nearest scorer and a bare Python loop.
+
+    uv run python benchmarks/bench_detect.py
+
+Per call, on the same outputs and labels, in one run:
+
+- ours: `scorer(None, output, label)`, a recorded Score per call (and `await
+  scorer.acall(...)` in an event loop, the way an async harness calls it);
+- Inspect AI: its own scorer awaited directly in one event loop (`await
+  match()(state, target)`), with the TaskStates and Targets built beforehand
+  (building them is the harness's cost, not the scorer's);
+- bare: the few lines of plain Python that do vitals' comparison, no Score.
+
+Prints nanoseconds per call and the ratios. The bar (issue 3): ours faster than
+Inspect AI's per call. Speed is never asserted in tests; it is measured here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import string
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import scorebridge as sb
+
+OUTPUTS = [
+    "The capital of France is Paris.",
+    "Paris is the capital of France.",
+    "I think the answer is 42",
+    "2 + 3 = 5",
+    "The answer is 25",
+    "After some thought, the result is Lyon",
+    "Let me think step by step. First, 6 times 7 is 42.\nANSWER: 42",
+    "The options are A, B, C and D. B looks right.\nANSWER: B",
+    "Reasoning about it at some length before answering.\nANSWER: **C**",
+    "ANSWER: Paris",
+]
+LABELS = ["Paris", "42", "5", "B", "C", "Lyon"]
+PUNCT = re.compile(f"[{re.escape(string.punctuation)}]")
+VITALS_LINE = re.compile(r"ANSWER:\s*(.+)$")
+NUMBER = re.compile(r"(\d+)")
+
+
+def rows() -> list[tuple[str, str]]:
+    return [(o, lab) for o in OUTPUTS for lab in LABELS]
+
+
+def bare_includes(o: str, t: str) -> bool:
+    return t.casefold() in o.casefold()
+
+
+def bare_match(o: str, t: str) -> bool:
+    return o.strip().casefold().endswith(t.strip().casefold())
+
+
+def bare_pattern(o: str, t: str) -> bool:
+    m = NUMBER.search(o)
+    return m is not None and m.group(1).casefold() == t.casefold()
+
+
+def bare_answer(o: str, t: str) -> bool:
+    m = VITALS_LINE.search(o)
+    return m is not None and m.group(1).strip().casefold() == t.strip().casefold()
+
+
+def bare_exact(o: str, t: str) -> bool:
+    return PUNCT.sub("", o).strip().casefold() == PUNCT.sub("", t).strip().casefold()
+
+
+async def best_ns(runs: dict[str, Callable[[], object]], calls: int, repeat: int = 7) -> dict[str, float]:
+    """Best time per call of each run, the runs taking turns in every pass (a loaded machine slows all alike)."""
+    best = dict.fromkeys(runs, float("inf"))
+    for _ in range(repeat):
+        for what, run in runs.items():
+            start = time.perf_counter()
+            done = run()
+            if isinstance(done, Awaitable):
+                await done
+            best[what] = min(best[what], time.perf_counter() - start)
+    return {what: t / calls * 1e9 for what, t in best.items()}
+
+
+def inspect_pairs() -> list[tuple[str, sb.Scorer, Any, Callable[[str, str], bool]]]:
+    from inspect_ai.scorer import answer, exact, includes, match, pattern
+
+    return [
+        ("detect_includes()", sb.detect_includes(), includes(), bare_includes),
+        ("detect_match()", sb.detect_match(), match(), bare_match),
+        ("detect_pattern(r'(\\d+)')", sb.detect_pattern(r"(\d+)"), pattern(r"(\d+)"), bare_pattern),
+        ("detect_answer('line')", sb.detect_answer(), answer("line"), bare_answer),
+        ("detect_exact()", sb.detect_exact(), exact(), bare_exact),
+    ]
+
+
+async def measure() -> list[tuple[str, float, float, float, float]]:
+    from inspect_ai.model import ModelName, ModelOutput
+    from inspect_ai.scorer import Target
+    from inspect_ai.solver import TaskState
+
+    data = rows()
+    n = len(data)
+    states = {
+        o: TaskState(
+            model=ModelName("mockllm/model"),
+            sample_id=1,
+            epoch=1,
+            input="",
+            messages=[],
+            output=ModelOutput.from_content(model="mockllm/model", content=o),
+        )
+        for o in OUTPUTS
+    }
+    targets = {lab: Target(lab) for lab in LABELS}
+    inspect_rows = [(states[o], targets[lab]) for o, lab in data]
+    results = []
+    for what, ours, theirs, bare in inspect_pairs():
+
+        def sync_ours(ours: sb.Scorer = ours) -> None:
+            for o, lab in data:
+                ours(None, o, lab)
+
+        async def async_ours(ours: sb.Scorer = ours) -> None:
+            for o, lab in data:
+                await ours.acall(None, o, lab)
+
+        async def inspect_loop(theirs: Any = theirs) -> None:
+            for state, target in inspect_rows:
+                await theirs(state, target)
+
+        def bare_loop(bare: Callable[[str, str], bool] = bare) -> None:
+            for o, lab in data:
+                bare(o, lab)
+
+        runs: dict[str, Callable[[], object]] = {
+            "ours": sync_ours,
+            "async": async_ours,
+            "inspect": inspect_loop,
+            "bare": bare_loop,
+        }
+        t = await best_ns(runs, n)
+        t_ours, t_async, t_inspect, t_bare = t["ours"], t["async"], t["inspect"], t["bare"]
+        results.append((what, t_ours, t_async, t_inspect, t_bare))
+    return results
+
+
+def main() -> None:
+    scratch = tempfile.mkdtemp(prefix="bench_detect_")
+    for var in ("INSPECT_LOG_DIR", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME"):
+        os.environ[var] = scratch
+    results = asyncio.run(measure())
+    python = sys.version.split()[0]
+    print(f"{len(rows())} (output, label) pairs per pass, best of 7 interleaved passes, Python {python}")
+    columns = ("ours", "ours(a)", "Inspect", "bare", "Inspect/ours", "ours/bare")
+    print(f"{'scorer':26s}" + "".join(f"{c:>13s}" for c in columns))
+    print(f"{'':26s}" + "".join(f"{'ns/call':>13s}" for _ in columns[:4]))
+    slower = []
+    for what, t_ours, t_async, t_inspect, t_bare in results:
+        times = "".join(f"{t:13.0f}" for t in (t_ours, t_async, t_inspect, t_bare))
+        print(f"{what:26s}{times}{t_inspect / t_ours:12.2f}x{t_ours / t_bare:12.2f}x")
+        if max(t_ours, t_async) >= t_inspect:
+            slower.append(what)
+    print("ours(a) = `await scorer.acall(...)` in the same event loop as Inspect's scorer.")
+    print("bar: ours faster than Inspect AI per call:", "MET" if not slower else f"NOT MET for {', '.join(slower)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,300 @@
+"""The `scorebridge` command: `score` a JSONL or CSV file with a built-in scorer, `list` the built-ins.
+
+Also `read_rows`, the reader of JSONL and CSV files with line numbers that `score` uses.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import pytest
+
+import scorebridge as sb
+from scorebridge import _builtins
+from scorebridge._cli import _option, main
+from scorebridge._files import RowError, read_rows
+
+ROWS: list[dict[str, Any]] = [
+    {"item": "Capital of France?", "output": "Paris", "label": "paris"},
+    {"item": "Capital of Italy?", "output": "Milan", "label": "Rome"},
+    {"item": "Capital of Spain?", "output": "", "label": "Madrid"},
+    {"item": "Capital of Peru?", "output": "Lima", "label": None},
+]
+
+
+def jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_score_prints_counts_accuracy_interval_and_failure_kinds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, _ = run(capsys, "score", str(jsonl(tmp_path / "o.jsonl", ROWS)), "--scorer", "exact")
+    assert status == 0
+    header, _, row = out.splitlines()[1:4]
+    columns = ["scorer", "rows", "scored", "correct", "accuracy", "95%", "CI", "parse_failure", "wrong", "unscored"]
+    assert header.split() == columns
+    assert row.split() == ["exact", "4", "3", "1", "0.333", "[0.061,", "0.792]", "1", "1", "1"]
+    assert "4 rows scored with <Scorer exact(normalise=True)>" in out
+
+
+def test_score_reads_csv(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "o.csv"
+    data.write_text("item,output,label\nq1,Paris,paris\nq2,Lyon,Paris\n", encoding="utf-8")
+    status, out, _ = run(capsys, "score", str(data), "--scorer", "exact")
+    assert status == 0
+    assert out.splitlines()[3].split()[:5] == ["exact", "2", "2", "1", "0.500"]
+
+
+def test_csv_without_the_output_column_fails_with_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "o.csv"
+    data.write_text("item,label\nq1,paris\n", encoding="utf-8")
+    status, out, err = run(capsys, "score", str(data), "--scorer", "exact")
+    assert status == 1
+    assert err.strip() == f"{data}:2: no field 'output'; the row has item, label"
+    assert out == ""
+
+
+def test_jsonl_with_bad_json_fails_with_file_and_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = jsonl(tmp_path / "o.jsonl", ROWS[:2])
+    with data.open("a", encoding="utf-8") as f:
+        f.write('{"output": "x", "label"\n')
+    status, _, err = run(capsys, "score", str(data), "--scorer", "exact")
+    assert status == 1
+    assert err.startswith(f"{data}:3: not valid JSON")
+
+
+def test_jsonl_line_that_is_not_an_object_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "o.jsonl"
+    data.write_text('["Paris", "paris"]\n', encoding="utf-8")
+    status, _, err = run(capsys, "score", str(data), "--scorer", "exact")
+    assert status == 1
+    assert err.strip() == f"{data}:1: expected a JSON object, got a JSON list"
+
+
+def test_a_label_the_scorer_cannot_read_fails_with_the_line_and_the_scorer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = jsonl(tmp_path / "o.jsonl", [ROWS[0], {"output": "Paris", "label": {"city": "Paris"}}])
+    status, _, err = run(capsys, "score", str(data), "--scorer", "exact")
+    assert status == 1
+    assert err.startswith(f"{data}:2: exact: a label must be a string")
+
+
+def test_missing_file_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run(capsys, "score", str(tmp_path / "nothing.jsonl"), "--scorer", "exact")
+    assert status == 1
+    assert "No such file" in err
+
+
+def test_unknown_extension_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "o.txt"
+    data.write_text("Paris\n", encoding="utf-8")
+    status, _, err = run(capsys, "score", str(data), "--scorer", "exact")
+    assert status == 1
+    assert "must end in .jsonl, .ndjson or .csv" in err
+
+
+def test_unknown_scorer_fails_with_the_list_of_names(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run(capsys, "score", str(jsonl(tmp_path / "o.jsonl", ROWS)), "--scorer", "nope")
+    assert status == 2
+    assert "unknown scorer 'nope'" in err
+    assert all(name in err for name in _builtins.BUILTINS)
+
+
+def test_scorer_options_are_passed_as_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # normalise=false is JSON false: "Paris" no longer equals "paris".
+    status, out, _ = run(
+        capsys, "score", str(jsonl(tmp_path / "o.jsonl", ROWS[:1])), "--scorer", "exact", "-S", "normalise=false"
+    )
+    assert status == 0
+    assert "exact(normalise=False)" in out
+    assert out.splitlines()[3].split()[3] == "0"
+
+
+def test_a_bad_option_value_fails_with_the_scorer_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["score", str(jsonl(tmp_path / "o.jsonl", ROWS)), "--scorer", "exact", "-S", "normalise=yes"]
+    status, _, err = run(capsys, *argv)
+    assert status == 2
+    assert "exact: normalise must be True or False; got 'yes'" in err
+
+
+def test_an_unknown_option_fails_naming_the_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["score", str(jsonl(tmp_path / "o.jsonl", ROWS)), "--scorer", "exact", "-S", "case=1"]
+    status, _, err = run(capsys, *argv)
+    assert status == 2
+    assert "unexpected keyword argument 'case'; its options are (normalise=True)" in err
+
+
+@pytest.mark.parametrize(
+    ("text", "option"),
+    [
+        ("normalise=true", ("normalise", True)),
+        ("n=3", ("n", 3)),
+        ("targets=[1, 2]", ("targets", [1, 2])),
+        ("pattern=[0-9]+", ("pattern", "[0-9]+")),
+        ("location=end", ("location", "end")),
+        ("text=", ("text", "")),
+        ("url=a=b", ("url", "a=b")),
+    ],
+)
+def test_option_values_are_json_when_they_parse_else_text(text: str, option: tuple[str, Any]) -> None:
+    assert _option(text) == option
+
+
+def test_an_option_without_equals_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["score", "x.jsonl", "--scorer", "exact", "-S", "normalise"])
+    assert exit_.value.code == 2
+    assert "expected key=value" in capsys.readouterr().err
+
+
+def test_out_writes_each_row_with_its_line_and_score(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    scored = tmp_path / "scored.jsonl"
+    status, _, _ = run(
+        capsys, "score", str(jsonl(tmp_path / "o.jsonl", ROWS)), "--scorer", "exact", "--out", str(scored)
+    )
+    assert status == 0
+    rows = [json.loads(line) for line in scored.read_text(encoding="utf-8").splitlines()]
+    assert [r["line"] for r in rows] == [1, 2, 3, 4]
+    assert rows[1]["row"] == ROWS[1]
+    assert rows[1]["score"] == sb.exact()(ROWS[1]["item"], "Milan", "Rome").as_dict()
+    assert [r["score"]["failure_kind"] for r in rows] == [None, "wrong", "parse_failure", None]
+
+
+def test_field_names_can_be_chosen(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = jsonl(tmp_path / "o.jsonl", [{"q": "?", "answer": "Paris", "gold": "Paris"}])
+    argv = ["--item-field", "q", "--output-field", "answer", "--label-field", "gold"]
+    status, out, _ = run(capsys, "score", str(data), "--scorer", "exact", *argv)
+    assert status == 0
+    assert out.splitlines()[3].split()[3] == "1"
+
+
+def test_the_item_defaults_to_an_input_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    seen: list[Any] = []
+
+    def remember(item: Any, output: Any, label: Any) -> bool:
+        seen.append(item)
+        return True
+
+    def spy() -> sb.Scorer:
+        return sb.scorer(remember)
+
+    data = jsonl(tmp_path / "o.jsonl", [{"input": "Q1", "output": "a", "label": "a"}, {"output": "b", "label": "b"}])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_builtins, "BUILTINS", MappingProxyType({"remember": spy}))
+        status, _, _ = run(capsys, "score", str(data), "--scorer", "remember")
+    assert status == 0
+    assert seen == ["Q1", None]
+
+
+def test_an_item_field_that_is_named_must_be_there(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run(
+        capsys, "score", str(jsonl(tmp_path / "o.jsonl", ROWS)), "--scorer", "exact", "--item-field", "q"
+    )
+    assert status == 1
+    assert ":1: no field 'q'" in err
+
+
+def test_list_shows_every_builtin_with_its_options(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "list")
+    assert status == 0
+    assert "exact(normalise=True)\n    The exact scorer:" in out
+    assert all(f"\n{name}(" in f"\n{out}" for name in _builtins.BUILTINS)
+
+
+def test_list_shows_a_required_option_without_a_default(capsys: pytest.CaptureFixture[str]) -> None:
+    def pattern_scorer(pattern: str, ignore_case: bool = True) -> sb.Scorer:
+        """Match a regex."""
+        return sb.exact()
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_builtins, "BUILTINS", MappingProxyType({"pattern": pattern_scorer}))
+        _, out, _ = run(capsys, "list")
+    assert out.startswith("pattern(pattern, ignore_case=True)\n    Match a regex.\n")
+
+
+def test_no_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main([])
+    assert exit_.value.code == 2
+    assert "required: COMMAND" in capsys.readouterr().err
+
+
+def test_the_console_script_runs(tmp_path: Path) -> None:
+    script = Path(sys.executable).parent / "scorebridge"
+    data = tmp_path / "o.csv"
+    data.write_text("output,label\nParis,paris\nRome\n", encoding="utf-8")
+    listed = subprocess.run([str(script), "list"], capture_output=True, text=True, timeout=60)
+    bad = subprocess.run(
+        [str(script), "score", str(data), "--scorer", "exact"], capture_output=True, text=True, timeout=60
+    )
+    assert (listed.returncode, bad.returncode) == (0, 1)
+    assert "exact(normalise=True)" in listed.stdout
+    assert bad.stderr.strip() == f"{data}:3: 1 fields, but the header has 2"
+
+
+# read_rows: the reader behind `score` (and the pytest plugin's case files).
+
+
+def test_read_rows_gives_line_numbers_and_skips_blank_jsonl_lines(tmp_path: Path) -> None:
+    data = tmp_path / "o.jsonl"
+    data.write_text('{"a": 1}\n\n  \n{"a": 2}\n', encoding="utf-8")
+    assert list(read_rows(data)) == [(1, {"a": 1}), (4, {"a": 2})]
+
+
+def test_read_rows_reads_csv_values_as_text_with_the_line_of_each_row(tmp_path: Path) -> None:
+    data = tmp_path / "o.csv"
+    data.write_text('a,b\n1,"two\nlines"\n\n3,\n', encoding="utf-8")
+    assert list(read_rows(data)) == [(3, {"a": "1", "b": "two\nlines"}), (5, {"a": "3", "b": ""})]
+
+
+def test_read_rows_allows_a_byte_order_mark(tmp_path: Path) -> None:
+    data = tmp_path / "o.csv"
+    data.write_bytes("\ufeffoutput,label\nParis,Paris\n".encode())
+    assert list(read_rows(data)) == [(2, {"output": "Paris", "label": "Paris"})]
+
+
+def test_read_rows_refuses_text_that_is_not_utf8(tmp_path: Path) -> None:
+    data = tmp_path / "o.jsonl"
+    data.write_bytes(b'{"a": 1}\n{"a": "\xff"}\n')
+    with pytest.raises(RowError, match=r"o.jsonl:2: not UTF-8 text"):
+        list(read_rows(data))
+
+
+def test_read_rows_refuses_a_repeated_csv_column(tmp_path: Path) -> None:
+    data = tmp_path / "o.csv"
+    data.write_text("output,output\na,b\n", encoding="utf-8")
+    with pytest.raises(RowError, match=r"o.csv:1: the header repeats a column name"):
+        list(read_rows(data))
+
+
+def test_read_rows_refuses_broken_csv_quoting(tmp_path: Path) -> None:
+    data = tmp_path / "o.csv"
+    data.write_text('a,b\n1,"x"y\n', encoding="utf-8")
+    with pytest.raises(RowError, match=r"o.csv:2: not valid CSV"):
+        list(read_rows(data))
+
+
+def test_row_error_names_file_line_and_problem() -> None:
+    error = RowError("cases.jsonl", 7, "no field 'output'")
+    assert (str(error), error.path, error.line, error.problem) == (
+        "cases.jsonl:7: no field 'output'",
+        "cases.jsonl",
+        7,
+        "no field 'output'",
+    )

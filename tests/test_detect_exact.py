@@ -1,0 +1,132 @@
+"""`detect_exact()`: seed 002's normalised exact comparison, numbers kept whole."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+import scorebridge as sb
+from scorebridge._detect_text import drop_punctuation
+
+exact = sb.detect_exact()
+
+
+def grade(output: str, label: object, scorer: sb.Scorer = exact) -> str:
+    return scorer(None, output, label).grade
+
+
+# Seed 002: "detect_exact(): Scorer which will normalize the text of the answer and
+# target(s) and perform an exact matching comparison of the text. This scorer will
+# return CORRECT when the answer is an exact match to one or more targets."
+
+
+def test_equal_text_is_correct() -> None:
+    assert grade("4", "4") == "C"
+
+
+def test_other_text_is_wrong() -> None:
+    score = exact(None, "non-matching output", "5")
+    assert (score.grade, score.failure_kind) == ("I", "wrong")
+
+
+def test_several_accepted_answers() -> None:
+    assert grade("Paris, France", ["Paris", "Paris, France"]) == "C"
+
+
+def test_case_is_ignored_by_default() -> None:
+    assert grade("ANSWER: C", "ANSWER: c") == "C"
+
+
+def test_case_sensitive_tells_case_apart() -> None:
+    assert grade("ANSWER: C", "ANSWER: c", sb.detect_exact(case_sensitive=True)) == "I"
+
+
+# --- punctuation and white space -----------------------------------------------------
+
+
+def test_punctuation_is_deleted() -> None:
+    assert grade("Hello, world!", "hello world") == "C"
+
+
+def test_punctuation_is_deleted_not_made_a_space() -> None:
+    assert grade("don't", "dont") == "C"
+
+
+def test_white_space_runs_are_collapsed() -> None:
+    # vitals keeps the double space left where the comma was (D4).
+    assert grade("Hello,  world!", "hello world") == "C"
+
+
+def test_unicode_punctuation_is_deleted() -> None:
+    assert grade("“Paris”…", "paris") == "C"
+
+
+def test_hyphen_between_words_is_deleted() -> None:
+    assert grade("New-York", "newyork") == "C"
+    assert grade("New-York", "new york") == "I"
+
+
+def test_punctuation_only_target_keeps_its_punctuation() -> None:
+    assert grade("?", "?") == "C"
+
+
+def test_punctuation_only_target_does_not_match_other_text() -> None:
+    assert grade("Paris", "?") == "I"
+
+
+# --- numbers stay whole ---------------------------------------------------------------
+# lighteval PR #1273 ("10" == "1.0" once punctuation goes); DSPy's EM("314", ["3.14"]).
+
+
+def test_decimal_point_is_kept() -> None:
+    assert grade("3.14", "314") == "I"
+
+
+def test_minus_sign_is_kept() -> None:
+    assert grade("-5", "5") == "I"
+
+
+def test_minus_sign_in_brackets_is_kept() -> None:
+    assert grade("(-5)", "-5") == "C"
+
+
+def test_thousands_comma_is_dropped() -> None:
+    assert grade("1,000", "1000") == "C"
+
+
+def test_comma_between_digits_that_is_not_a_thousands_group_is_kept() -> None:
+    assert grade("1,5", "15") == "I"
+
+
+def test_full_stop_after_a_number_is_dropped() -> None:
+    assert grade("4.", "4") == "C"
+
+
+def test_numbers_are_compared_as_written() -> None:
+    # Inspect AI's exact() reads numbers ("3.0" is "3"); this scorer compares text.
+    assert grade("3.0", "3") == "I"
+
+
+def test_articles_are_kept() -> None:
+    assert grade("The Paris", "Paris") == "I"
+
+
+# --- what is recorded -----------------------------------------------------------------
+
+
+def test_outcome_is_the_normalised_output() -> None:
+    assert exact(None, "Hello,  World!", "hello world").outcome == "hello world"
+
+
+def test_metadata_names_the_answer_matched() -> None:
+    assert dict(exact(None, "Paris!", ["Lyon", "Paris"]).metadata) == {"matched": "paris"}
+
+
+def test_explanation_of_a_miss_names_the_answers() -> None:
+    assert exact(None, "Rome", ["Paris", "Lyon"]).explanation == "the output is not 'paris' or 'lyon'"
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127)))
+def test_drop_punctuation_fast_path_agrees_with_the_general_rule(text: str) -> None:
+    # An ASCII text takes a shortcut; a trailing non-ASCII letter forces the general rule.
+    assert drop_punctuation(text) == drop_punctuation(text + "é")[:-1]

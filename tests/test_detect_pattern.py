@@ -1,0 +1,157 @@
+"""`detect_pattern()`: seed 002's regex scorer, bounded in time on hostile text."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import scorebridge as sb
+
+number = sb.detect_pattern(r"(\d+)")
+
+# Seed 002: "detect_pattern(): Extract matches of a pattern from the model response and
+# determine whether those matches also appear in target." "all: Logical: for multiple
+# captures, whether all must match."
+
+
+def test_group_equal_to_the_target_is_correct() -> None:
+    assert number(None, "The answer is 42", "42").grade == "C"
+
+
+def test_group_differing_from_the_target_is_wrong() -> None:
+    score = number(None, "The answer is 42", "99")
+    assert (score.grade, score.failure_kind) == ("I", "wrong")
+
+
+def test_group_containing_the_target_is_not_equal() -> None:
+    assert number(None, "The answer is 420", "42").grade == "I"
+
+
+def test_pattern_without_a_group_compares_the_whole_match() -> None:
+    # inspect_ai#4828: a pattern with no capture group always gave I (vitals still does).
+    assert sb.detect_pattern(r"\d+")(None, "The answer is 42", "42").grade == "C"
+
+
+def test_pattern_without_a_group_and_all_is_not_vacuously_true() -> None:
+    # vitals: all() of no groups is TRUE, so any match at all was C.
+    assert sb.detect_pattern(r"\d+", all=True)(None, "The answer is 99", "42").grade == "I"
+
+
+def test_no_match_is_a_parse_failure() -> None:
+    score = number(None, "no digits here", "42")
+    assert (score.failure_kind, score.outcome) == ("parse_failure", None)
+    assert score.explanation == "the pattern '(\\\\d+)' does not match the output"
+
+
+def test_only_the_first_match_is_read() -> None:
+    assert sb.detect_pattern(r"(\d)")(None, "1 and 2", "2").grade == "I"
+
+
+def test_one_group_is_enough_by_default() -> None:
+    pattern = sb.detect_pattern(r"colors\s+(\w+)\s+and\s+(\w+)")
+    assert pattern(None, "Found colors red and blue", "blue").grade == "C"
+
+
+def test_every_group_must_match_with_all() -> None:
+    pattern = sb.detect_pattern(r"colors\s+(\w+)\s+and\s+(\w+)", all=True)
+    assert pattern(None, "Found colors red and blue", "red").grade == "I"
+    assert pattern(None, "Found colors red and blue", ["red", "blue"]).grade == "C"
+
+
+def test_group_that_took_no_part_is_left_out() -> None:
+    pattern = sb.detect_pattern(r"(\d+)(?: or (\d+))?", all=True)
+    assert pattern(None, "42", "42").grade == "C"
+
+
+def test_match_capturing_nothing_is_a_parse_failure() -> None:
+    # inspect_ai PR #4430: all-None optional groups scored C with an answer never given.
+    score = sb.detect_pattern(r"(a+)?(b+)?", all=True)(None, "xyz", "a")
+    assert (score.grade, score.failure_kind) == ("I", "parse_failure")
+
+
+def test_pattern_itself_ignores_case_by_default() -> None:
+    assert sb.detect_pattern(r"CONTAINS\s+([a-z])")(None, "The answer contains C", "c").grade == "C"
+
+
+def test_case_sensitive_pattern_and_comparison() -> None:
+    pattern = sb.detect_pattern(r"contains\s+([A-Za-z])", case_sensitive=True)
+    assert pattern(None, "The answer contains C", "c").grade == "I"
+    assert pattern(None, "The answer contains C", "C").grade == "C"
+
+
+def test_captured_white_space_is_trimmed() -> None:
+    assert sb.detect_pattern(r"ANSWER:(.*)")(None, "ANSWER:  42 ", "42").grade == "C"
+
+
+def test_list_label_is_a_set_of_accepted_groups() -> None:
+    assert number(None, "The answer is 42", ["41", "42"]).grade == "C"
+
+
+# --- bounded time ----------------------------------------------------------------
+# A regex runs on untrusted model output: (a+)+$ on 50 000 "a"s and a "!" would
+# backtrack for ever. It is stopped and recorded as an error, never a hang.
+
+
+def test_catastrophic_backtracking_is_stopped_as_an_error() -> None:
+    score = sb.detect_pattern(r"(a+)+$", timeout=0.05)(None, "a" * 50_000 + "!", "a")
+    assert (score.correct, score.failure_kind, score.outcome) == (False, "error", None)
+    assert dict(score.metadata) == {"error": "regex timed out after 0.05 s"}
+
+
+def test_default_timeout_is_one_second() -> None:
+    assert number.options["timeout"] == 1.0
+
+
+# --- arguments ---------------------------------------------------------------------
+
+
+def test_invalid_regex_is_a_value_error_naming_the_pattern() -> None:
+    with pytest.raises(ValueError, match=r"detect_pattern: the pattern '\(oops' is not a valid regular expression"):
+        sb.detect_pattern("(oops")
+
+
+def test_empty_pattern_is_a_value_error() -> None:
+    with pytest.raises(ValueError, match="detect_pattern: the pattern is empty"):
+        sb.detect_pattern("")
+
+
+def test_pattern_must_be_a_string() -> None:
+    with pytest.raises(TypeError, match="detect_pattern: pattern must be a string"):
+        sb.detect_pattern(42)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("timeout", [0, -1, math.inf, math.nan])
+def test_timeout_must_be_positive_and_finite(timeout: float) -> None:
+    with pytest.raises(ValueError, match="detect_pattern: timeout must be a positive, finite number"):
+        sb.detect_pattern(r"(\d+)", timeout=timeout)
+
+
+@pytest.mark.parametrize("timeout", ["1", True, None])
+def test_timeout_must_be_a_number(timeout: object) -> None:
+    with pytest.raises(TypeError, match="detect_pattern: timeout must be a number of seconds"):
+        sb.detect_pattern(r"(\d+)", timeout=timeout)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("flag", ["case_sensitive", "all"])
+def test_flags_must_be_bools(flag: str) -> None:
+    with pytest.raises(TypeError, match=f"detect_pattern: {flag} must be True or False"):
+        sb.detect_pattern(r"(\d+)", **{flag: 1})  # type: ignore[arg-type]
+
+
+# --- what is recorded -------------------------------------------------------------
+
+
+def test_metadata_keeps_the_raw_groups_and_the_match() -> None:
+    score = sb.detect_pattern(r"(\d+)\s*=\s*(\d+)")(None, "2 + 3 = 5", "5")
+    assert dict(score.metadata) == {"groups": ["3", "5"], "matched": "5"}
+
+
+def test_outcome_of_a_miss_is_the_first_group() -> None:
+    score = sb.detect_pattern(r"colors\s+(\w+)\s+and\s+(\w+)")(None, "Found colors Red and blue", "green")
+    assert (score.outcome, score.explanation) == ("red", "captured 'red', which is not 'green'")
+
+
+def test_outcome_with_all_is_the_group_that_failed() -> None:
+    score = sb.detect_pattern(r"colors\s+(\w+)\s+and\s+(\w+)", all=True)(None, "Found colors red and blue", "red")
+    assert score.outcome == "blue"
