@@ -105,6 +105,15 @@ def test_not_in_document_is_an_answer_when_the_label_accepts_it(d: Detector) -> 
 
 
 @each
+def test_output_that_cannot_be_read_is_a_contract_error_naming_the_scorer(d: Detector) -> None:
+    # Found by the hypothesis test: the core's pre-sorting compares the failure_kind element
+    # with ==, and pandas' NA refuses to be a bool. One clear error, not a pandas traceback.
+    pd = pytest.importorskip("pandas")
+    with pytest.raises(sb.ScorerContractError, match=f"^{d.scorer.name}: cannot read the output or the label"):
+        d.scorer(None, {"failure_kind": pd.NA, "text": d.say("Paris")}, "Paris")
+
+
+@each
 def test_unlabelled_item_keeps_its_failure_kind(d: Detector) -> None:
     score = d.scorer(None, None, None)
     assert (score.grade, score.failure_kind) == ("N", "parse_failure")

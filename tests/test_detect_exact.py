@@ -130,3 +130,12 @@ def test_explanation_of_a_miss_names_the_answers() -> None:
 def test_drop_punctuation_fast_path_agrees_with_the_general_rule(text: str) -> None:
     # An ASCII text takes a shortcut; a trailing non-ASCII letter forces the general rule.
     assert drop_punctuation(text) == drop_punctuation(text + "é")[:-1]
+
+
+def test_punctuation_is_vitals_punct_class_on_ascii() -> None:
+    # vitals' [[:punct:]] on ASCII is exactly string.punctuation, "_" included (r_packages.md §1.10).
+    import string
+
+    from scorebridge._detect_text import is_punctuation
+
+    assert "".join(c for c in map(chr, range(128)) if is_punctuation(c)) == string.punctuation

@@ -1,4 +1,4 @@
-"""The `scorebridge` command: `score` a file of outputs with a built-in scorer, `list` the built-in scorers.
+"""The `scorebridge` command: the `demo`, `score` a file of outputs with a built-in scorer, `list` the built-in scorers.
 
 Each subcommand is an `add_NAME(subcommands)` function that adds its parser
 and sets `run`, a function of the parsed arguments returning the exit status.
@@ -164,13 +164,30 @@ def add_list(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     p.set_defaults(run=_run_list)
 
 
+def _run_demo(args: argparse.Namespace) -> int:
+    from ._demo import main as demo
+
+    return demo(as_json=args.json)
+
+
+def add_demo(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`scorebridge demo [--json]`."""
+    p = subcommands.add_parser(
+        "demo",
+        help="one set of outputs, three scorers, five harnesses (plain Python, benchmark(), Inspect AI, DSPy, "
+        "pytest), side by side; exits 1 if any two harnesses disagree",
+    )
+    p.add_argument("--json", action="store_true", help="print the cases and every harness's verdicts as JSON")
+    p.set_defaults(run=_run_demo)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser of every subcommand."""
     parser = argparse.ArgumentParser(
         prog="scorebridge", description="Write a scorer once, run it in every eval harness."
     )
     subcommands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add in (add_score, add_list):
+    for add in (add_demo, add_score, add_list):
         add(subcommands)
     return parser
 

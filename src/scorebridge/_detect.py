@@ -32,7 +32,7 @@ from ._detect_text import (
 )
 from ._record import recorded
 from ._score import Score, ScorerContractError
-from ._scorer import Scorer, ScorerFn, builtin
+from ._scorer import Scorer, builtin
 from ._text import Rejected, accepted_answers, fold, presort
 from ._values import is_bool, is_number
 
@@ -90,8 +90,7 @@ def _detector(name: str, compare: Compare, options: Mapping[str, Any]) -> Scorer
             return text.record(name, not answers)
         return compare(text, answers)  # type: ignore[arg-type]
 
-    fn: ScorerFn = detect_fn
-    return builtin(name, fn, options)
+    return builtin(name, detect_fn, options)
 
 
 def _collapse(text: str) -> str:
@@ -211,17 +210,13 @@ def _whole(text: str, target: _Target) -> bool:
     return text == target.form
 
 
-def _holds(text: str, target: str) -> bool:
-    return target in text
-
-
 _Place = tuple[Callable[[str, _Target], bool], Callable[[str, str], bool], str, str]
 
 # location -> its test, the same test without number boundaries, and its words for explanations
 _PLACES: Final[dict[str, _Place]] = {
     "end": (_at_end, str.endswith, "the output ends with", "the output does not end with"),
     "begin": (_at_begin, str.startswith, "the output begins with", "the output does not begin with"),
-    "any": (_anywhere, _holds, "the output contains", "the output does not contain"),
+    "any": (_anywhere, str.__contains__, "the output contains", "the output does not contain"),
     "exact": (_whole, str.__eq__, "the output is", "the output is not"),
 }
 

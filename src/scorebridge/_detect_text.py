@@ -17,7 +17,6 @@ docs/semantics.md states each rule with its examples and tests.
 from __future__ import annotations
 
 import re
-import string
 import unicodedata
 from typing import Final
 
@@ -33,9 +32,10 @@ __all__ = [
     "strip_ends",
 ]
 
-_ASCII_PUNCTUATION: Final = frozenset(string.punctuation)
-_ASCII_ENDS: Final = string.whitespace + string.punctuation
-_DROP_ASCII: Final = str.maketrans("", "", string.punctuation)
+_PUNCTUATION: Final = r"""!"#$%&'()*+,-./:;<=>?@[\]^_`{|}~"""  # string.punctuation, without importing string
+_ASCII_PUNCTUATION: Final = frozenset(_PUNCTUATION)
+_ASCII_ENDS: Final = " \t\n\r\x0b\x0c" + _PUNCTUATION  # string.whitespace and string.punctuation
+_DROP_ASCII: Final = str.maketrans("", "", _PUNCTUATION)
 _SIGNS: Final = "-\u2212"  # hyphen-minus and the minus sign
 _LEADS: Final = "-\u2212."  # a sign or a decimal point in front of a digit belongs to the number
 _non_digit: Final = re.compile(r"\D").search

@@ -1,0 +1,312 @@
+"""`scorebridge demo`: one set of outputs, three scorers, five harnesses, the same verdicts.
+
+The scorers: scorebridge's `detect_match()`, DSPy's `answer_exact_match` brought
+in with `from_dspy`, and Inspect AI's `match()` brought in with `from_inspect`.
+The harnesses, each run for real and offline:
+
+- python: the scorer called directly;
+- benchmark: `scorebridge.benchmark()`, with an arm that returns the output;
+- inspect: an Inspect AI `eval()` of a task whose model is `mockllm/model`
+  answering with the outputs, the scorers wrapped with `to_inspect`;
+- dspy: `dspy.Evaluate` of a `dspy.Predict` program on a `DummyLM` answering with
+  the outputs, the scorers wrapped with `to_dspy` (the value is what Evaluate
+  sums, `correct` the bool BootstrapFewShot would get, the failure kind the one
+  named in the feedback GEPA would get);
+- pytest: a generated test file run by pytest in a subprocess, one
+  `assert_scored` per case (`correct` is whether the test passed; the value and
+  the failure kind come from the plugin's `--scorebridge-report`).
+
+The demo exits 1 when two harnesses disagree on any verdict: it is a check, not
+a show.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from ._grade import grade_value
+from ._score import FAILURE_KINDS, Score
+from ._scorer import Scorer
+
+__all__ = ["CASES", "HARNESSES", "Case", "demo_scorers", "main"]
+
+
+class Case(NamedTuple):
+    """One output to score: the question, what the system answered, the reference answer."""
+
+    item: str
+    output: str
+    label: str
+
+
+CASES: tuple[Case, ...] = (
+    Case("What is the capital of France?", "The capital of France is Paris.", "Paris"),
+    Case("Which planet is the largest?", "jupiter", "Jupiter"),
+    Case("Which river flows through Vienna?", "The Danube flows through it, not the Rhine.", "Danube"),
+    Case("What is 2 + 3?", "The answer is 25", "5"),
+    Case("Who wrote Hamlet?", "", "William Shakespeare"),
+    Case("In which year did the merger close?", "NOT_IN_DOCUMENT", "2019"),
+)
+
+HARNESSES: tuple[str, ...] = ("python", "benchmark", "inspect", "dspy", "pytest")
+
+Verdict = dict[str, Any]  # {"correct": bool | None, "value": float | None, "failure_kind": str | None}
+Verdicts = dict[str, list[Verdict]]  # scorer name -> one verdict per case
+
+
+def demo_scorers() -> dict[str, Scorer]:
+    """The three scorers of the demo, by name (imports Inspect AI and DSPy)."""
+    import dspy
+    from inspect_ai.scorer import match
+
+    from scorebridge_dspy import from_dspy
+    from scorebridge_inspect import from_inspect
+
+    from ._detect import detect_match
+
+    return {
+        "detect_match": detect_match(),
+        "dspy_answer_exact_match": from_dspy(dspy.evaluate.answer_exact_match, name="dspy_answer_exact_match"),
+        "inspect_match": from_inspect(match(), name="inspect_match"),
+    }
+
+
+def _verdict(score: Score) -> Verdict:
+    return {"correct": score.correct, "value": score.value, "failure_kind": score.failure_kind}
+
+
+def _by_python(scorers: Mapping[str, Scorer]) -> Verdicts:
+    return {name: [_verdict(s(c.item, c.output, c.label)) for c in CASES] for name, s in scorers.items()}
+
+
+def _by_benchmark(scorers: Mapping[str, Scorer]) -> Verdicts:
+    from ._benchmark import benchmark
+
+    answers = {c.item: c.output for c in CASES}
+    verdicts: Verdicts = {}
+    for name, s in scorers.items():
+        result = benchmark({"demo": answers.__getitem__}, [c.item for c in CASES], [c.label for c in CASES], scorer=s)
+        verdicts[name] = [
+            {"correct": r.correct, "value": r.value, "failure_kind": r.failure_kind} for r in result.records
+        ]
+    return verdicts
+
+
+def _by_inspect(scorers: Mapping[str, Scorer], scratch: Path) -> Verdicts:
+    from inspect_ai import Task, eval
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
+    from inspect_ai.solver import generate
+
+    from scorebridge_inspect import to_inspect
+
+    def reply(messages: list[ChatMessage], *args: Any) -> ModelOutput:
+        asked = messages[-1].text
+        out = ModelOutput.from_content("mockllm/model", next(c.output for c in CASES if c.item == asked))
+        out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)  # else mockllm downloads a tokenizer
+        return out
+
+    task = Task(
+        dataset=[Sample(id=i, input=c.item, target=c.label) for i, c in enumerate(CASES)],
+        solver=generate(),
+        scorer=[to_inspect(s, name=name) for name, s in scorers.items()],
+    )
+    model = get_model("mockllm/model", custom_outputs=reply)
+    log = eval(task, model=model, log_dir=str(scratch / "logs"), display="none")[0]
+    if log.status != "success" or log.samples is None:
+        raise RuntimeError(f"the Inspect AI eval failed: {log.error}")
+    samples = sorted(log.samples, key=lambda sample: int(sample.id))
+    verdicts: Verdicts = {}
+    for name in scorers:
+        verdicts[name] = []
+        for sample in samples:
+            got = (sample.scores or {})[name]
+            value = grade_value(got.value)
+            correct = None if value is None else got.value == "C" or value >= 1.0
+            verdicts[name].append({"correct": correct, "value": value, "failure_kind": got.metadata["failure_kind"]})
+    return verdicts
+
+
+def _kind_in(feedback: str) -> str | None:
+    """The failure kind a `to_dspy` feedback text starts with ("refusal: ..."), None for "correct: ..."."""
+    head = feedback.partition(":")[0]
+    return head if head in FAILURE_KINDS else None
+
+
+def _by_dspy(scorers: Mapping[str, Scorer]) -> Verdicts:
+    import dspy
+    from dspy.utils import DummyLM
+
+    from scorebridge_dspy import to_dspy
+
+    logging.getLogger("dspy.evaluate.evaluate").setLevel(logging.WARNING)  # its "Average Metric" lines
+    lm = DummyLM({c.item: {"answer": c.output} for c in CASES})
+    devset = [dspy.Example(question=c.item, answer=c.label).with_inputs("question") for c in CASES]
+    program = dspy.Predict("question -> answer")
+    verdicts: Verdicts = {}
+    with dspy.context(lm=lm):
+        for name, s in scorers.items():
+            metric = to_dspy(s)
+            result = dspy.Evaluate(devset=devset, metric=metric, num_threads=1, display_progress=False)(program)
+            verdicts[name] = [
+                {
+                    "correct": metric(example, pred, []),  # as BootstrapFewShot calls it
+                    "value": value,  # what Evaluate sums
+                    "failure_kind": _kind_in(metric(example, pred, None, "answer", None).feedback),  # GEPA's call
+                }
+                for example, pred, value in result.results
+            ]
+    return verdicts
+
+
+_PYTEST_FILE = """\
+import pytest
+from pytest_scorebridge import assert_scored
+from scorebridge._demo import CASES, demo_scorers
+
+SCORERS = demo_scorers()
+
+
+@pytest.mark.parametrize("index", range(len(CASES)))
+@pytest.mark.parametrize("name", list(SCORERS))
+def test_case(name, index):
+    case = CASES[index]
+    assert_scored(SCORERS[name], case.output, case.label, item=case.item)
+"""
+
+
+def _by_pytest(scorers: Mapping[str, Scorer], scratch: Path) -> Verdicts:
+    folder = scratch / "pytest"
+    folder.mkdir()
+    (folder / "test_demo_cases.py").write_text(_PYTEST_FILE, encoding="utf-8")
+    (folder / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    report, junit = folder / "scores.jsonl", folder / "junit.xml"
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        str(folder),
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        f"--scorebridge-report={report}",
+        f"--junitxml={junit}",
+    ]
+    run = subprocess.run(command, cwd=folder, capture_output=True, text=True, check=False)
+    if run.returncode not in (0, 1) or not report.exists():
+        raise RuntimeError(f"pytest did not run the demo's tests:\n{run.stdout}\n{run.stderr}")
+    passed = {
+        f"{case.get('classname', '')}::{case.get('name', '')}": case.find("failure") is None
+        for case in ET.parse(junit).getroot().iter("testcase")
+    }
+    rows = {json.loads(line)["nodeid"]: json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()}
+    verdicts: Verdicts = {name: [] for name in scorers}
+    for name in scorers:
+        for index in range(len(CASES)):
+            test = f"test_case[{name}-{index}]"
+            row = next(r for nodeid, r in rows.items() if nodeid.endswith("::" + test))
+            ok = next(result for key, result in passed.items() if key.endswith("::" + test))
+            verdicts[name].append(
+                {
+                    "correct": ok if row["correct"] is not None else None,
+                    "value": row["value"],
+                    "failure_kind": row["failure_kind"],
+                }
+            )
+    return verdicts
+
+
+def run_harnesses(scorers: Mapping[str, Scorer]) -> dict[str, Verdicts]:
+    """Every harness's verdicts, by harness, then scorer, then case."""
+    with tempfile.TemporaryDirectory(prefix="scorebridge-demo-") as folder:
+        scratch = Path(folder)
+        return {
+            "python": _by_python(scorers),
+            "benchmark": _by_benchmark(scorers),
+            "inspect": _by_inspect(scorers, scratch),
+            "dspy": _by_dspy(scorers),
+            "pytest": _by_pytest(scorers, scratch),
+        }
+
+
+def _cell(v: Verdict) -> str:
+    if v["correct"] is None:
+        return "N"
+    grade = "C" if v["correct"] else "I"
+    value = v["value"]
+    partial = f" {value:g}" if value is not None and 0 < value < 1 else ""
+    return grade + partial + (f" {v['failure_kind']}" if v["failure_kind"] else "")
+
+
+def _short(text: str, width: int) -> str:
+    shown = repr(text)
+    return shown if len(shown) <= width else shown[: width - 3] + "..."
+
+
+def report(results: Mapping[str, Verdicts], scorers: Mapping[str, Scorer]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The cases as the JSON the demo prints, and a line for every disagreement between harnesses."""
+    cases, disagreements = [], []
+    for name in scorers:
+        for index, case in enumerate(CASES):
+            verdicts = {h: results[h][name][index] for h in HARNESSES}
+            reference = verdicts["python"]
+            for harness, verdict in verdicts.items():
+                if verdict != reference:
+                    disagreements.append(f"{name}, case {index + 1}: {harness} says {verdict}, python says {reference}")
+            cases.append(
+                {
+                    "scorer": name,
+                    "item": case.item,
+                    "output": case.output,
+                    "label": case.label,
+                    "failure_kind": reference["failure_kind"],
+                    "verdicts": verdicts,
+                }
+            )
+    return cases, disagreements
+
+
+def _table(cases: Sequence[Mapping[str, Any]], scorers: Mapping[str, Scorer], write: Callable[[str], None]) -> None:
+    head = f"  {'#':>2}  {'output':34}  {'label':21}" + "".join(f"  {h:17}" for h in HARNESSES)
+    for name, s in scorers.items():
+        write(f"\n{name}  {s!r}")
+        write(head)
+        rows = [c for c in cases if c["scorer"] == name]
+        for index, case in enumerate(rows, 1):
+            cells = "".join(f"  {_cell(case['verdicts'][h]):17}" for h in HARNESSES)
+            write(f"  {index:>2}  {_short(case['output'], 34):34}  {_short(case['label'], 21):21}{cells}")
+
+
+def main(as_json: bool = False, write: Callable[[str], None] = print) -> int:
+    """Run the demo; print the side-by-side table (or JSON); 0 when every harness agrees, else 1."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # DSPy's LiteLLM would fetch a price list
+    try:
+        scorers = demo_scorers()
+    except ImportError as exc:
+        write(f'scorebridge demo needs the adapters ({exc}): pip install "scorebridge[all]"')
+        return 2
+    results = run_harnesses(scorers)
+    cases, disagreements = report(results, scorers)
+    if as_json:
+        write(json.dumps({"harnesses": list(HARNESSES), "cases": cases}, indent=2))
+    else:
+        write(f"scorebridge demo: {len(CASES)} outputs, {len(scorers)} scorers, {len(HARNESSES)} harnesses")
+        write("C correct, I incorrect (with its failure kind), N not scored")
+        _table(cases, scorers, write)
+        verdict_count = len(cases) * len(HARNESSES)
+        if disagreements:
+            write(f"\n{len(disagreements)} disagreements:")
+            for line in disagreements:
+                write(f"  {line}")
+        else:
+            write(f"\nall {len(HARNESSES)} harnesses agree on all {verdict_count} verdicts")
+    return 1 if disagreements else 0

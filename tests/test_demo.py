@@ -1,0 +1,63 @@
+"""`scorebridge demo`: the main job. Every harness runs for real, offline; they must agree."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from scorebridge import _cli, _demo
+
+
+@pytest.fixture(scope="module")
+def demo_json() -> dict:
+    lines: list[str] = []
+    status = _demo.main(as_json=True, write=lines.append)
+    assert status == 0, "\n".join(lines)
+    return json.loads("\n".join(lines))
+
+
+def test_demo_runs_every_harness(demo_json: dict) -> None:
+    assert demo_json["harnesses"] == ["python", "benchmark", "inspect", "dspy", "pytest"]
+
+
+def test_demo_cases_have_the_documented_keys(demo_json: dict) -> None:
+    assert {"item", "output", "label", "failure_kind", "verdicts"} <= set(demo_json["cases"][0])
+
+
+def test_demo_has_five_cases_and_two_failure_kinds_per_scorer(demo_json: dict) -> None:
+    for scorer in {case["scorer"] for case in demo_json["cases"]}:
+        cases = [case for case in demo_json["cases"] if case["scorer"] == scorer]
+        assert len(cases) >= 5
+    assert len({case["failure_kind"] for case in demo_json["cases"]} - {None}) >= 2
+
+
+def test_every_harness_gives_the_verdict_of_the_plain_call(demo_json: dict) -> None:
+    for case in demo_json["cases"]:
+        assert all(v == case["verdicts"]["python"] for v in case["verdicts"].values()), case
+
+
+def test_demo_shows_inspect_match_accepting_25_for_5(demo_json: dict) -> None:
+    # Why detect_match exists: Inspect's match() says "The answer is 25" ends with "5".
+    verdicts = {c["scorer"]: c["verdicts"]["inspect"]["correct"] for c in demo_json["cases"] if c["label"] == "5"}
+    assert verdicts == {"detect_match": False, "dspy_answer_exact_match": False, "inspect_match": True}
+
+
+def test_a_disagreeing_harness_is_reported() -> None:
+    scorers = dict.fromkeys(["s"], None)
+    agreed = {"correct": True, "value": 1.0, "failure_kind": None}
+    results = {h: {"s": [dict(agreed) for _ in _demo.CASES]} for h in _demo.HARNESSES}
+    results["dspy"]["s"][2] = {"correct": False, "value": 0.0, "failure_kind": "wrong"}
+    _, disagreements = _demo.report(results, scorers)  # type: ignore[arg-type]
+    assert disagreements == [
+        "s, case 3: dspy says {'correct': False, 'value': 0.0, 'failure_kind': 'wrong'}, "
+        "python says {'correct': True, 'value': 1.0, 'failure_kind': None}"
+    ]
+
+
+def test_feedback_kind_is_read_from_its_first_word() -> None:
+    assert (_demo._kind_in("refusal: the answer refused"), _demo._kind_in("correct: ok")) == ("refusal", None)
+
+
+def test_demo_is_a_cli_subcommand() -> None:
+    assert _cli.build_parser().parse_args(["demo", "--json"]).json is True
