@@ -131,8 +131,9 @@ def _by_inspect(scorers: Mapping[str, Scorer], scratch: Path) -> Verdicts:
         for sample in samples:
             got = (sample.scores or {})[name]
             value = grade_value(got.value)
-            correct = None if value is None else got.value == "C" or value >= 1.0
-            verdicts[name].append({"correct": correct, "value": value, "failure_kind": got.metadata["failure_kind"]})
+            correct = None if value is None else value >= 1.0
+            kind = (got.metadata or {}).get("failure_kind")
+            verdicts[name].append({"correct": correct, "value": value, "failure_kind": kind})
     return verdicts
 
 
