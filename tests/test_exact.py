@@ -213,3 +213,13 @@ def test_failure_kind_on_an_unlabelled_item_is_kept() -> None:
 def test_unlabelled_item_records_what_it_saw() -> None:
     score = exact(None, " Paris ", None)
     assert (score.correct, score.outcome, score.grade) == (None, "paris", "N")
+
+
+def test_failure_kind_element_of_none_or_nan_means_no_failure() -> None:
+    # Seed 000: failure_kind is "NA when the output was correct".
+    assert exact(None, {"answer": "Paris", "failure_kind": float("nan")}, "Paris").correct is True
+
+
+def test_numpy_false_ok_is_an_error() -> None:
+    np = pytest.importorskip("numpy")
+    assert exact(None, {"answer": "Paris", "ok": np.bool_(False)}, "Paris").failure_kind == "error"

@@ -31,9 +31,9 @@ from ._detect_text import (
     strip_ends,
 )
 from ._record import recorded
-from ._score import Score, ScorerContractError
-from ._scorer import Scorer, builtin
-from ._text import Rejected, accepted_answers, fold, presort
+from ._score import Score
+from ._scorer import Scorer
+from ._text import Compare, fold, text_scorer
 from ._values import is_bool, is_number
 
 __all__ = ["detect_answer", "detect_exact", "detect_includes", "detect_match", "detect_pattern"]
@@ -42,9 +42,6 @@ LOCATIONS: Final = ("end", "begin", "any", "exact")
 FORMATS: Final = ("line", "word", "letter")
 _NO_LABEL: Final = "the item has no label, so it is not scored"
 _REMEMBERED: Final = 4096  # target forms kept per scorer: the same labels come back run after run
-
-Compare = Callable[[str, tuple[str, ...]], Score]
-"""A detect scorer's own part: the output's text and the accepted answers (maybe none) to a Score."""
 
 
 # --- arguments -------------------------------------------------------------------------
@@ -63,34 +60,6 @@ def _choice(scorer: str, name: str, value: object, allowed: tuple[str, ...]) -> 
 
 
 # --- shared pieces ---------------------------------------------------------------------
-
-
-def _detector(name: str, compare: Compare, options: Mapping[str, Any]) -> Scorer:
-    """The built-in scorer `name`: the core reads the label and pre-sorts the output, `compare` does the rest."""
-
-    def detect_fn(item: Any, output: Any, label: Any) -> Score:
-        if (  # the common case, one string against one string, without the general machinery
-            type(output) is str
-            and type(label) is str
-            and output
-            and label
-            and not output.isspace()
-            and not label.isspace()
-            and (len(output) >= 64 or "ocument" not in output.lower())  # not NOT_IN_DOCUMENT
-        ):
-            return compare(output, (label,))
-        try:
-            answers = accepted_answers(name, label)
-            text = presort(name, output, answers)
-        except ScorerContractError:
-            raise
-        except Exception as exc:  # an output or label whose own methods raise (a failure_kind of pd.NA, say)
-            raise ScorerContractError(f"{name}: cannot read the output or the label: {exc!r:.200}") from exc
-        if type(text) is Rejected:
-            return text.record(name, not answers)
-        return compare(text, answers)  # type: ignore[arg-type]
-
-    return builtin(name, detect_fn, options)
 
 
 def _collapse(text: str) -> str:
@@ -280,7 +249,7 @@ def detect_includes(case_sensitive: bool = False) -> Scorer:
         return see(answer.strip()), False
 
     compare = _comparer(name, read, form, _PLACES["any"], {})
-    return _detector(name, compare, {"case_sensitive": case_sensitive})
+    return text_scorer(name, compare, {"case_sensitive": case_sensitive})
 
 
 # --- detect_match ----------------------------------------------------------------------
@@ -315,7 +284,7 @@ def detect_match(location: str = "end", case_sensitive: bool = False) -> Scorer:
         return strip_ends(kept) or kept, kept
 
     compare = _comparer(name, read, _stripped_form(see), _PLACES[location], {"location": location})
-    return _detector(name, compare, {"location": location, "case_sensitive": case_sensitive})
+    return text_scorer(name, compare, {"location": location, "case_sensitive": case_sensitive})
 
 
 # --- detect_exact ----------------------------------------------------------------------
@@ -348,7 +317,7 @@ def detect_exact(case_sensitive: bool = False) -> Scorer:
         return (dropped, False) if dropped else (see(answer), True)
 
     compare = _comparer(name, read, form, _PLACES["exact"], {})
-    return _detector(name, compare, {"case_sensitive": case_sensitive})
+    return text_scorer(name, compare, {"case_sensitive": case_sensitive})
 
 
 # --- detect_pattern --------------------------------------------------------------------
@@ -446,7 +415,7 @@ def detect_pattern(pattern: str, case_sensitive: bool = False, all: bool = False
         return recorded(name, False, seen, None, None, why, {"groups": raw, "matched": None})
 
     options = {"pattern": pattern, "case_sensitive": case_sensitive, "all": all, "timeout": timeout}
-    return _detector(name, compare, options)
+    return text_scorer(name, compare, options)
 
 
 # --- detect_answer ---------------------------------------------------------------------
@@ -508,4 +477,4 @@ def detect_answer(format: str = "line") -> Scorer:
         why = f"the answer {_short(seen)} is not {_listing([target_of(a).form for a in answers])}"
         return recorded(name, False, seen, None, None, why, {"format": format, "answer": raw, "matched": None})
 
-    return _detector(name, compare, {"format": format})
+    return text_scorer(name, compare, {"format": format})

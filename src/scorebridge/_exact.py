@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ._record import recorded
 from ._score import Score
-from ._scorer import Scorer, builtin
-from ._text import Rejected, accepted_answers, fold, fold_label, presort
+from ._scorer import Scorer
+from ._text import fold, fold_label, text_scorer
 
 __all__ = ["exact"]
 
@@ -35,22 +33,8 @@ def exact(normalise: bool = True) -> Scorer:
         raise TypeError(f"exact: normalise must be True or False; got {normalise!r}")
     see, see_label = (fold, fold_label) if normalise else (_keep, _keep)
 
-    def exact_fn(item: Any, output: Any, label: Any) -> Score:
-        if (  # the common case, one string against one string, without the general machinery
-            normalise
-            and type(output) is str
-            and type(label) is str
-            and (seen := fold(output))
-            and label
-            and not label.isspace()
-            and (len(seen) >= 64 or "ocument" not in seen)
-        ):
-            return recorded("exact", seen == fold_label(label), seen, None)
-        answers = accepted_answers("exact", label)
-        text = presort("exact", output, answers)
-        if type(text) is Rejected:
-            return text.record("exact", not answers)
-        seen = see(text)  # type: ignore[arg-type]
+    def compare(text: str, answers: tuple[str, ...]) -> Score:
+        seen = see(text)
         if not answers:
             return recorded("exact", None, seen, None, unlabelled=True)
         for answer in answers:
@@ -58,4 +42,4 @@ def exact(normalise: bool = True) -> Scorer:
                 return recorded("exact", True, seen, None)
         return recorded("exact", False, seen, None)
 
-    return builtin("exact", exact_fn, {"normalise": normalise})
+    return text_scorer("exact", compare, {"normalise": normalise})

@@ -59,7 +59,9 @@ def record(name: str, raw: Any, unlabelled: bool) -> Score:
         correct = None
     elif correct is not None:
         correct = bool(correct)
-    if kind is not None and kind not in FAILURE_KINDS:
+    if kind is not None and is_missing(kind):  # NA: no failure
+        kind = None
+    if kind is not None and (type(kind) is not str or kind not in FAILURE_KINDS):
         raise ScorerContractError(f"{name}: failure_kind {kind!r:.80} is not one of {FAILURE_KINDS}")
 
     if value is not None and ((not is_number(value) and not is_bool(value)) or is_missing(value)):

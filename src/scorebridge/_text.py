@@ -7,14 +7,24 @@ and `accepted_answers`, so these rules hold in exactly one place.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final, NamedTuple
 
 from ._record import recorded
 from ._score import FAILURE_KINDS, FailureKind, Score, ScorerContractError
+from ._scorer import Scorer, builtin
 from ._values import is_bool, is_missing, is_number, plain_digits
 
-__all__ = ["Rejected", "accepted_answers", "fold", "fold_label", "is_not_in_document", "presort"]
+__all__ = [
+    "Compare",
+    "Rejected",
+    "accepted_answers",
+    "fold",
+    "fold_label",
+    "is_not_in_document",
+    "presort",
+    "text_scorer",
+]
 
 # The sentinel an arm answers when the document does not hold the answer. Any case,
 # "_" or " " between the words, with the quoting and emphasis models put around it
@@ -114,11 +124,14 @@ def presort(scorer: str, output: Any, answers: tuple[str, ...]) -> str | Rejecte
         text = Rejected("parse_failure", f"the output is a {_describe(output)}, not text")
     else:
         kind = _element(output, "failure_kind")
-        if kind is not None:
-            if kind not in FAILURE_KINDS:
-                raise ScorerContractError(f"{scorer}: the output's failure_kind {kind!r} is not one of {FAILURE_KINDS}")
+        if kind is not None and not is_missing(kind):  # seed 000: NA means the output reports no failure
+            if type(kind) is not str or kind not in FAILURE_KINDS:
+                raise ScorerContractError(
+                    f"{scorer}: the output's failure_kind {kind!r:.80} is not one of {FAILURE_KINDS}"
+                )
             return Rejected(kind, f"the output reported {kind}")
-        if _element(output, "ok") is False:
+        ok = _element(output, "ok")
+        if is_bool(ok) and not ok:
             error = _element(output, "error")
             return Rejected("error", f"the output is an error: {error}" if error else "the output is an error")
         answer = _element(output, "answer")
@@ -170,3 +183,40 @@ def accepted_answers(scorer: str, label: Any) -> tuple[str, ...]:
     raise ScorerContractError(
         f"{scorer}: a label must be a string, a number, or a list of them; got {_describe(label)} {label!r:.80}"
     )
+
+
+Compare = Callable[[str, tuple[str, ...]], Score]
+"""A text scorer's own part: the output's text and the accepted answers (maybe none) to a recorded Score."""
+
+
+def text_scorer(name: str, compare: Compare, options: Mapping[str, Any]) -> Scorer:
+    """A built-in text scorer: the label is read and the output pre-sorted here, `compare` does the rest.
+
+    `exact()` and every `detect_*` scorer are made this way, so they read outputs
+    and labels alike. An output or label whose own methods raise (an `==` that
+    fails, say) is a `ScorerContractError` naming the scorer.
+    """
+
+    def text_fn(item: Any, output: Any, label: Any) -> Score:
+        if (  # the common case, one string against one string, without the general machinery
+            type(output) is str
+            and type(label) is str
+            and output
+            and label
+            and not output.isspace()
+            and not label.isspace()
+            and (len(output) >= 64 or "ocument" not in output.lower())  # not NOT_IN_DOCUMENT
+        ):
+            return compare(output, (label,))
+        try:
+            answers = accepted_answers(name, label)
+            text = presort(name, output, answers)
+        except ScorerContractError:
+            raise
+        except Exception as exc:
+            raise ScorerContractError(f"{name}: cannot read the output or the label: {exc!r:.200}") from exc
+        if type(text) is Rejected:
+            return text.record(name, not answers)
+        return compare(text, answers)  # type: ignore[arg-type]
+
+    return builtin(name, text_fn, options)

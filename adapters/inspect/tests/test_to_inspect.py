@@ -243,6 +243,16 @@ def test_raising_scorer_raises_scoring_error_naming_it_and_the_cause(make_state:
     assert isinstance(caught.value.__cause__, KeyError)
 
 
+def test_huge_exception_message_is_cut_in_the_error_but_kept_as_the_cause(make_state: Callable[..., TaskState]) -> None:
+    def verbose(item: Any, output: Any, label: Any) -> Any:
+        raise ValueError("x" * 100_000)
+
+    with pytest.raises(ScoringError) as caught:
+        run(to_inspect(sb.scorer(verbose)), make_state("x"), "y")
+    assert len(caught.value.message) < 400
+    assert str(caught.value.__cause__) == "x" * 100_000
+
+
 def test_on_error_record_gives_a_wrong_error_score(make_state: Callable[..., TaskState]) -> None:
     score = run(to_inspect(sb.scorer(_boom, name="boom"), on_error="record"), make_state("x"), "y")
     assert (score.value, score.reason, score.metadata) == ("I", "scoring_failed", {"failure_kind": "error"})

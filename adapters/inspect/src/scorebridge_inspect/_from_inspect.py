@@ -108,7 +108,7 @@ def _state(
         target=Target(list(answers) or ""),
         choices=choices,
         output=completion,
-        metadata=dict(item) if isinstance(item, Mapping) else None,
+        metadata={k: v for k, v in item.items() if isinstance(k, str)} if isinstance(item, Mapping) else None,
         sample_uuid=f"scorebridge-{n}",
     )
     if choices:  # marked from the output, as the multiple_choice() solver marks them
@@ -159,7 +159,7 @@ def from_inspect(
 
     - TaskState: input = the item if it is a string, else the str of its
       "input" (or else "question") element, mapping key or attribute, else
-      ""; a mapping item is also the state's metadata; an item's "choices"
+      ""; a mapping item (its string keys) is also the state's metadata; an item's "choices"
       (a list of strings) become the state's choices, marked from the output
       the way the `multiple_choice()` solver marks them (several correct
       allowed when the label has several answers or a comma), so `choice()`

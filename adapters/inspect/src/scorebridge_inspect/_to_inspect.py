@@ -114,11 +114,11 @@ def score_fn(
         try:
             result = await acall(item(state), output(state), label)
         except Exception as exc:
+            raised = f"{exc!r:.300}"  # the whole of it is in the traceback
             if on_error == "raise":
-                raise ScoringError(f"scorer {name!r} raised {exc!r}") from exc
-            result = recorded(
-                scorer.name, False, None, "error", None, f"the scorer raised {exc!r}", None, label_is_missing(label)
-            )
+                raise ScoringError(f"scorer {name!r} raised {raised}") from exc
+            unlabelled = label_is_missing(label)
+            result = recorded(scorer.name, False, None, "error", None, f"the scorer raised {raised}", None, unlabelled)
         if result.correct is False and result.failure_kind in _REPLACED_BY_BUDGET_STOP and _budget_stopped(state):
             result = recorded(
                 scorer.name, False, result.outcome, "budget_stop", result.value, result.explanation, result.metadata
