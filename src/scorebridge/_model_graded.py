@@ -23,6 +23,7 @@ from ._values import is_missing, is_number, plain_digits
 
 __all__ = [
     "FACT_TEMPLATE",
+    "GRADER_FAILED",
     "GRADE_PATTERN",
     "QA_TEMPLATE",
     "grading_instructions",
@@ -30,6 +31,9 @@ __all__ = [
     "model_graded_qa",
     "read_grade",
 ]
+
+GRADER_FAILED: Final = "grader_failed"
+"""The metadata key of an unscored Score whose grader failed: what went wrong (Inspect AI's reason of that name)."""
 
 QA_TEMPLATE: Final = """\
 You are grading an answer to a question. An expert has written the criterion a \
@@ -264,7 +268,7 @@ def _model_graded(
         return prompt, text
 
     def failed(prompt: str, text: str, why: str, explanation: str | None) -> Score:
-        return recorded(name, None, text, None, None, explanation, {"prompt": prompt, "grader_failed": why})
+        return recorded(name, None, text, None, None, explanation, {"prompt": prompt, GRADER_FAILED: why})
 
     def raised(prompt: str, text: str, exc: Exception) -> Score:
         error = f"{type(exc).__name__}: {exc}"

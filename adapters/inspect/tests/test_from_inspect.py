@@ -147,9 +147,9 @@ def test_model_graded_qa_with_its_own_model(make_output: Callable[..., ModelOutp
     assert (s.correct, s.explanation) == (True, "GRADE: C")
 
 
-def test_grader_that_gives_no_grade_is_an_error_keeping_grader_failed(make_output: Callable[..., ModelOutput]) -> None:
+def test_grader_that_gives_no_grade_is_unscored_keeping_grader_failed(make_output: Callable[..., ModelOutput]) -> None:
     s = from_inspect(model_graded_qa(), model=_grader(make_output, "I cannot decide"))("q", "Paris", "Paris")
-    assert (s.correct, s.failure_kind, s.metadata["inspect_reason"]) == (False, "error", "grader_failed")
+    assert (s.correct, s.failure_kind, s.metadata["inspect_reason"]) == (None, None, "grader_failed")
 
 
 def test_model_is_inspects_active_model_only_while_scoring(make_output: Callable[..., ModelOutput]) -> None:
@@ -317,10 +317,21 @@ def test_reason_on_a_correct_score_is_no_failure_but_is_kept() -> None:
     assert (s.correct, s.failure_kind, dict(s.metadata)) == (True, None, {"inspect_reason": "no_response"})
 
 
-def test_unscored_with_a_failure_reason_is_wrong_for_that_reason() -> None:
-    # seed 000: an output with a failure_kind is counted wrong, so NaN + grader_failed is not unscored
+def test_nan_with_a_reason_stays_unscored_keeping_the_reason() -> None:
+    # Inspect leaves NaN out of its metrics; a grader failure is the instrument's, not the model's
     s = from_inspect(returning(value=float("nan"), reason="grader_failed"))("q", "x", "x")
-    assert (s.correct, s.failure_kind, s.value) == (False, "error", 0.0)
+    assert (s.correct, s.failure_kind, s.metadata["inspect_reason"]) == (None, None, "grader_failed")
+
+
+def test_no_answer_with_an_instrument_reason_is_unscored() -> None:
+    s = from_inspect(returning(value="N", reason="scoring_failed"))("q", "x", "x")
+    assert (s.correct, s.failure_kind) == (None, None)
+
+
+def test_no_answer_with_a_refusal_is_wrong_for_that_reason() -> None:
+    # Inspect's metrics count N as 0; seed 000 counts an output with a failure kind wrong
+    s = from_inspect(returning(value="N", reason="refusal"))("q", "x", "x")
+    assert (s.correct, s.failure_kind, s.value) == (False, "refusal", 0.0)
 
 
 def test_metadata_is_kept() -> None:

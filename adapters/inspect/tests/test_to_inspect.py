@@ -290,3 +290,13 @@ def test_bad_arguments_fail_at_construction_naming_the_scorer(
 def test_non_scorebridge_scorer_is_rejected() -> None:
     with pytest.raises(TypeError, match="to_inspect: scorer must be a scorebridge Scorer; got function"):
         to_inspect(lambda item, output, label: True)  # type: ignore[arg-type]
+
+
+def test_grader_failure_of_a_model_graded_scorer_is_unscored_with_grader_failed(
+    make_state: Callable[..., TaskState],
+) -> None:
+    from scorebridge.testing import FakeGrader
+
+    undecided = sb.model_graded_qa(FakeGrader(["I cannot decide."]))
+    score = run(to_inspect(undecided), make_state("Paris"), "Paris")
+    assert math.isnan(score.value) and score.reason == "grader_failed"  # type: ignore[arg-type]

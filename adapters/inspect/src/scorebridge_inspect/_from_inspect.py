@@ -139,6 +139,12 @@ def _read_score(name: str, result: Score | None, threshold: float) -> sb.Score:
     else:
         passed = value is not None and value >= threshold
         kind = None if passed else kind_for(result.reason)
+        if value is None and (result.value != NOANSWER or kind == "error"):
+            # NaN is Inspect's "unscored" and stays so, whatever its reason (kept below); so does
+            # an N that the instrument caused (grader_failed, scoring_failed). An N whose reason
+            # says the model failed (no_response, refusal) is wrong for that reason (seed 000),
+            # and Inspect's own metrics count it 0.
+            kind = None
         correct = None if value is None else passed
     reason = kept_reason(result.reason, kind)
     if reason is not None:

@@ -10,6 +10,7 @@ from inspect_ai.scorer import scorer as inspect_scorer
 from inspect_ai.solver import TaskState
 
 import scorebridge as sb
+from scorebridge._model_graded import GRADER_FAILED
 from scorebridge._record import recorded
 from scorebridge._values import label_is_missing
 
@@ -89,6 +90,8 @@ def inspect_score(score: sb.Score) -> Score:
         metadata, reason = {}, reason_for(kind)
     metadata[FAILURE_KIND] = kind
     if score.correct is None:
+        if reason is None and GRADER_FAILED in metadata:  # scorebridge's model-graded scorers
+            reason = "grader_failed"
         return Score.unscored(reason=reason, answer=score.outcome, explanation=score.explanation, metadata=metadata)
     return Score(
         value=_value(score),
