@@ -427,6 +427,7 @@ def test_compare_an_unknown_arm_is_an_error() -> None:
 
 
 def test_to_pandas_has_one_row_per_record_and_the_record_columns() -> None:
+    pytest.importorskip("pandas")
     frame = sb.benchmark({"x": upper, "y": upper}, ITEMS, LABELS).to_pandas()
     assert list(frame.columns) == list(FIELDS)
     assert len(frame) == 6

@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+pytest.importorskip("inspect_ai")  # the demo runs every harness; Inspect AI needs Python >= 3.11
+
 from scorebridge import _cli, _demo
 
 
