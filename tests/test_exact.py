@@ -223,3 +223,19 @@ def test_failure_kind_element_of_none_or_nan_means_no_failure() -> None:
 def test_numpy_false_ok_is_an_error() -> None:
     np = pytest.importorskip("numpy")
     assert exact(None, {"answer": "Paris", "ok": np.bool_(False)}, "Paris").failure_kind == "error"
+
+
+def test_huge_int_label_is_written_in_full() -> None:
+    # math.isnan(10**400) overflows; the label once crashed the pre-sorting
+    assert exact(None, str(10**400), 10**400).correct is True
+
+
+def test_signalling_nan_output_is_a_parse_failure() -> None:
+    from decimal import Decimal
+
+    assert exact(None, Decimal("sNaN"), "x").failure_kind == "parse_failure"
+
+
+def test_decorated_not_in_document_is_correct_when_the_label_accepts_it() -> None:
+    # the sentinel is recognised, decorations and all, whichever way the label goes
+    assert exact(None, "**not in document.**", "NOT_IN_DOCUMENT").correct is True

@@ -62,3 +62,12 @@ def test_nan_is_unscored_without_a_warning(recwarn: pytest.WarningsRecorder) -> 
 def test_numpy_numbers_are_kept() -> None:
     np = pytest.importorskip("numpy")
     assert (grade_value(np.float32(0.5)), grade_value(np.int64(2)), grade_value(np.bool_(True))) == (0.5, 2.0, 1.0)
+
+
+def test_signalling_nan_is_unscored() -> None:
+    assert grade_value(Decimal("sNaN")) is None
+
+
+def test_int_too_big_for_a_float_is_none_with_a_warning() -> None:
+    with pytest.warns(UserWarning, match="unrecognised grade"):
+        assert grade_value(10**400) is None

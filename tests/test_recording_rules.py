@@ -90,7 +90,7 @@ def test_numpy_bool_correct_is_read_as_bool() -> None:
 
 
 def test_non_numeric_value_is_a_contract_error() -> None:
-    with pytest.raises(sb.ScorerContractError, match="value must be a number"):
+    with pytest.raises(sb.ScorerContractError, match="value must be a finite number"):
         returning({"correct": False, "outcome": None, "failure_kind": None, "value": "half"})(None, "x", "y")
 
 
@@ -135,3 +135,15 @@ def test_unrecognised_bare_grade_is_unscored_with_a_warning() -> None:
 def test_returned_score_goes_through_the_rules_too() -> None:
     score = returning(sb.Score(False, "x"))(None, "x", "y")
     assert score.failure_kind == "wrong"
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("nan"), 10**400], ids=["inf", "nan", "huge-int"])
+def test_value_that_is_not_a_finite_number_is_a_contract_error(value: Any) -> None:
+    with pytest.raises(sb.ScorerContractError, match="value must be a finite number"):
+        returning({"correct": True, "outcome": None, "failure_kind": None, "value": value})(None, "x", "x")
+
+
+def test_huge_int_label_is_a_label() -> None:
+    # math.isnan(10**400) overflows: a big int once crashed the "is it missing?" check
+    score = returning({"correct": True, "outcome": None, "failure_kind": None})(None, "x", 10**400)
+    assert score.correct is True

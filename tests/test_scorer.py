@@ -118,7 +118,7 @@ def test_ascore_many_is_the_async_twin() -> None:
 
 
 def test_concurrency_below_one_is_refused() -> None:
-    with pytest.raises(ValueError, match="concurrency must be at least 1"):
+    with pytest.raises(ValueError, match="concurrency must be a whole number, at least 1"):
         sb.scorer(asame).score_many(None, ["a"], ["a"], concurrency=0)
 
 
@@ -159,3 +159,40 @@ def test_copies_of_a_scorer_are_the_scorer() -> None:
 
     s = sb.exact()
     assert copy.copy(s) is s and copy.deepcopy(s) is s
+
+
+def test_score_many_refuses_one_string_for_a_list() -> None:
+    # "abc" as labels would be read one character at a time
+    with pytest.raises(TypeError, match="exact: score_many takes a list of labels, not one str"):
+        sb.exact().score_many(None, ["a", "b", "c"], "abc")
+
+
+def test_concurrency_below_one_is_refused_for_sync_scorers_too() -> None:
+    with pytest.raises(ValueError, match="concurrency must be a whole number, at least 1"):
+        sb.exact().score_many(None, ["a"], ["a"], concurrency=0)
+
+
+def test_options_are_read_only() -> None:
+    with pytest.raises(TypeError):
+        sb.exact().options["normalise"] = "x"  # type: ignore[index]
+
+
+def test_plain_call_nested_inside_a_helper_thread_does_not_wait_on_itself() -> None:
+    # A sync scorer wrapping an async one, called from inside a running loop: the helper
+    # thread's coroutine makes a plain call again. One shared helper deadlocked here.
+    inner = sb.scorer(asame, "inner")
+    outer = sb.scorer(lambda item, output, label: inner(item, output, label), "outer")
+    wrapper = sb.scorer(lambda item, output, label: outer(item, output, label), "wrapper")
+
+    async def inside() -> sb.Score:
+        async def via_async(item: Any, output: Any, label: Any) -> sb.Score:
+            return wrapper(item, output, label)
+
+        return sb.scorer(via_async, "top")(None, "a", "a")
+
+    result: list[sb.Score] = []
+    worker = threading.Thread(target=lambda: result.append(asyncio.run(inside())), daemon=True)
+    worker.start()
+    worker.join(timeout=20)
+    assert not worker.is_alive(), "the nested plain call hung"
+    assert result[0].correct is True

@@ -131,8 +131,8 @@ def _by_inspect(scorers: Mapping[str, Scorer], scratch: Path) -> Verdicts:
         for sample in samples:
             got = (sample.scores or {})[name]
             value = grade_value(got.value)
-            correct = None if value is None else value >= 1.0
-            kind = (got.metadata or {}).get("failure_kind")
+            kind = (got.metadata or {}).get("failure_kind")  # to_inspect writes it always, None when correct
+            correct = None if value is None else kind is None
             verdicts[name].append({"correct": correct, "value": value, "failure_kind": kind})
     return verdicts
 

@@ -33,7 +33,7 @@ from ._detect_text import (
 from ._record import recorded
 from ._score import Score
 from ._scorer import Scorer
-from ._text import Compare, fold, text_scorer
+from ._text import Compare, collapse, fold, keep, text_scorer
 from ._values import is_bool, is_number
 
 __all__ = ["detect_answer", "detect_exact", "detect_includes", "detect_match", "detect_pattern"]
@@ -60,14 +60,6 @@ def _choice(scorer: str, name: str, value: object, allowed: tuple[str, ...]) -> 
 
 
 # --- shared pieces ---------------------------------------------------------------------
-
-
-def _collapse(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _keep(text: str) -> str:
-    return text
 
 
 def _short(text: str) -> str:
@@ -239,7 +231,7 @@ def detect_includes(case_sensitive: bool = False) -> Scorer:
     """
     name = "detect_includes"
     _flag(name, "case_sensitive", case_sensitive)
-    see: Callable[[str], str] = _keep if case_sensitive else str.casefold
+    see: Callable[[str], str] = keep if case_sensitive else str.casefold
 
     def read(text: str) -> tuple[str, str]:
         seen = see(text)
@@ -277,7 +269,7 @@ def detect_match(location: str = "end", case_sensitive: bool = False) -> Scorer:
     name = "detect_match"
     _choice(name, "location", location, LOCATIONS)
     _flag(name, "case_sensitive", case_sensitive)
-    see = _collapse if case_sensitive else fold
+    see = collapse if case_sensitive else fold
 
     def read(text: str) -> tuple[str, str]:
         kept = see(text)
@@ -306,7 +298,7 @@ def detect_exact(case_sensitive: bool = False) -> Scorer:
     """
     name = "detect_exact"
     _flag(name, "case_sensitive", case_sensitive)
-    see = _collapse if case_sensitive else fold
+    see = collapse if case_sensitive else fold
 
     def read(text: str) -> tuple[str, str]:
         kept = see(text)
@@ -379,7 +371,7 @@ def detect_pattern(pattern: str, case_sensitive: bool = False, all: bool = False
     seconds = _seconds(name, timeout)
     compiled = _compile(name, pattern, case_sensitive)
     has_groups = compiled.groups > 0
-    see = _collapse if case_sensitive else fold
+    see = collapse if case_sensitive else fold
     target_form = lru_cache(maxsize=_REMEMBERED)(see)
     every = all
     shown = _short(pattern)
@@ -420,7 +412,7 @@ def detect_pattern(pattern: str, case_sensitive: bool = False, all: bool = False
 
 # --- detect_answer ---------------------------------------------------------------------
 
-_READERS: Final[dict[str, Callable[[str], str | None]]] = {"line": _keep, "word": first_word, "letter": lone_letter}
+_READERS: Final[dict[str, Callable[[str], str | None]]] = {"line": keep, "word": first_word, "letter": lone_letter}
 _NOTHING_READ: Final = {
     "line": "nothing follows the last 'ANSWER:'",
     "word": "no word follows the last 'ANSWER:'",

@@ -5,13 +5,9 @@ from __future__ import annotations
 from ._record import recorded
 from ._score import Score
 from ._scorer import Scorer
-from ._text import fold, fold_label, text_scorer
+from ._text import fold, fold_label, keep, text_scorer
 
 __all__ = ["exact"]
-
-
-def _keep(text: str) -> str:
-    return text
 
 
 def exact(normalise: bool = True) -> Scorer:
@@ -31,7 +27,7 @@ def exact(normalise: bool = True) -> Scorer:
     """
     if not isinstance(normalise, bool):
         raise TypeError(f"exact: normalise must be True or False; got {normalise!r}")
-    see, see_label = (fold, fold_label) if normalise else (_keep, _keep)
+    see, see_label = (fold, fold_label) if normalise else (keep, keep)
 
     def compare(text: str, answers: tuple[str, ...]) -> Score:
         seen = see(text)

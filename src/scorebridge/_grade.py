@@ -8,7 +8,7 @@ import warnings
 from decimal import Decimal
 from typing import Final
 
-from ._values import is_bool
+from ._values import is_bool, is_missing
 
 __all__ = ["grade_value"]
 
@@ -40,8 +40,12 @@ def grade_value(x: object) -> float | None:
     if is_bool(x):
         return 1.0 if x else 0.0
     if isinstance(x, (numbers.Real, Decimal)):
-        f = float(x)
-        return None if math.isnan(f) else f
+        if is_missing(x):
+            return None
+        try:
+            return float(x)
+        except OverflowError:  # an int past 1e308 is no grade
+            pass
     if isinstance(x, str):
         key = x.strip().lower()
         word = _WORDS.get(key)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -12,6 +13,15 @@ from ._values import is_bool, is_missing, is_number, plain_digits
 __all__ = ["record", "recorded"]
 
 _KEYS: Final = frozenset({"correct", "outcome", "failure_kind", "value", "explanation", "metadata"})
+
+
+def _finite(value: Any) -> bool:
+    if not is_number(value) and not is_bool(value):
+        return False
+    try:
+        return math.isfinite(value)
+    except (OverflowError, ValueError):  # an int past 1e308, a signalling NaN
+        return False
 
 
 def record(name: str, raw: Any, unlabelled: bool) -> Score:
@@ -64,8 +74,8 @@ def record(name: str, raw: Any, unlabelled: bool) -> Score:
     if kind is not None and (type(kind) is not str or kind not in FAILURE_KINDS):
         raise ScorerContractError(f"{name}: failure_kind {kind!r:.80} is not one of {FAILURE_KINDS}")
 
-    if value is not None and ((not is_number(value) and not is_bool(value)) or is_missing(value)):
-        raise ScorerContractError(f"{name}: value must be a number; got {value!r:.80}")
+    if value is not None and not _finite(value):
+        raise ScorerContractError(f"{name}: value must be a finite number; got {value!r:.80}")
 
     if outcome is not None and type(outcome) is not str:
         if is_missing(outcome):

@@ -5,11 +5,12 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, Final
 
 from ._record import record
 from ._score import Score, ScorerContractError
-from ._values import label_is_missing
+from ._values import is_bool, label_is_missing
 
 __all__ = ["DEFAULT_CONCURRENCY", "Scorer", "ScorerFn", "builtin", "scorer"]
 
@@ -82,7 +83,7 @@ class Scorer:
         _set = object.__setattr__
         _set(self, "name", name)
         _set(self, "fn", fn)
-        _set(self, "options", dict(options or {}))
+        _set(self, "options", MappingProxyType(dict(options or {})))
         _set(self, "is_async", _is_async(fn))
         _set(self, "_recorded", False)
 
@@ -149,7 +150,7 @@ class Scorer:
         `items` may be None (no items). With an async `fn`, up to `concurrency`
         outputs are scored at once, in one event loop.
         """
-        rows = self._rows(items, outputs, labels)
+        rows = self._rows(items, outputs, labels, concurrency)
         if self.is_async:
             return _run_sync(self._gather(rows, concurrency))  # type: ignore[no-any-return]
         return [self(i, o, lab) for i, o, lab in rows]
@@ -163,11 +164,16 @@ class Scorer:
         concurrency: int = DEFAULT_CONCURRENCY,
     ) -> list[Score]:
         """The async twin of `score_many`."""
-        return await self._gather(self._rows(items, outputs, labels), concurrency)
+        return await self._gather(self._rows(items, outputs, labels, concurrency), concurrency)
 
     def _rows(
-        self, items: Iterable[Any] | None, outputs: Iterable[Any], labels: Iterable[Any]
+        self, items: Iterable[Any] | None, outputs: Iterable[Any], labels: Iterable[Any], concurrency: int
     ) -> list[tuple[Any, Any, Any]]:
+        if is_bool(concurrency) or not isinstance(concurrency, int) or concurrency < 1:
+            raise ValueError(f"{self.name}: concurrency must be a whole number, at least 1; got {concurrency!r}")
+        for what, batch in (("items", items), ("outputs", outputs), ("labels", labels)):
+            if isinstance(batch, (str, bytes, bytearray)):  # would be read one character at a time
+                raise TypeError(f"{self.name}: score_many takes a list of {what}, not one {type(batch).__name__}")
         outs: Sequence[Any] = list(outputs)
         labs: Sequence[Any] = list(labels)
         its: Sequence[Any] = [None] * len(outs) if items is None else list(items)
@@ -181,8 +187,6 @@ class Scorer:
     async def _gather(self, rows: list[tuple[Any, Any, Any]], concurrency: int) -> list[Score]:
         import asyncio
 
-        if concurrency < 1:
-            raise ValueError(f"{self.name}: concurrency must be at least 1; got {concurrency}")
         gate = asyncio.Semaphore(concurrency)
 
         async def one(row: tuple[Any, Any, Any]) -> Score:

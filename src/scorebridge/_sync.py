@@ -4,8 +4,10 @@ A thread with no running event loop keeps one loop of its own and reuses it, so
 scoring many outputs with an async scorer (or an Inspect AI scorer) does not pay
 for a new loop each time, and DSPy's worker threads each get theirs. A thread
 whose loop is already running (a notebook, an async test) cannot block that loop
-on itself, so the coroutine is handed to one shared helper thread that owns a
-loop, and the caller waits for the result.
+on itself, so the coroutine is handed to a helper thread that owns a loop, and
+the caller waits for the result. Each such thread has a helper of its own: a
+helper whose coroutine makes a plain call again (a sync scorer wrapping an async
+one, inside a notebook) gets a helper in turn, instead of waiting on itself.
 """
 
 from __future__ import annotations
@@ -19,9 +21,7 @@ __all__ = ["run_sync"]
 
 T = TypeVar("T")
 
-_local = threading.local()
-_helper_lock = threading.Lock()
-_helper_loop: asyncio.AbstractEventLoop | None = None
+_local = threading.local()  # .loop: this thread's own loop; .helper: the loop of its helper thread
 
 
 async def _await(aw: Awaitable[T]) -> T:
@@ -37,13 +37,12 @@ def _thread_loop() -> asyncio.AbstractEventLoop:
 
 
 def _helper() -> asyncio.AbstractEventLoop:
-    global _helper_loop
-    with _helper_lock:
-        if _helper_loop is None:
-            loop = asyncio.new_event_loop()
-            threading.Thread(target=loop.run_forever, name="scorebridge-loop", daemon=True).start()
-            _helper_loop = loop
-        return _helper_loop
+    loop: asyncio.AbstractEventLoop | None = getattr(_local, "helper", None)
+    if loop is None:
+        loop = asyncio.new_event_loop()
+        threading.Thread(target=loop.run_forever, name="scorebridge-loop", daemon=True).start()
+        _local.helper = loop
+    return loop
 
 
 async def _caught(aw: Awaitable[T]) -> tuple[T | None, BaseException | None]:

@@ -19,9 +19,11 @@ __all__ = [
     "Compare",
     "Rejected",
     "accepted_answers",
+    "collapse",
     "fold",
     "fold_label",
     "is_not_in_document",
+    "keep",
     "presort",
     "text_scorer",
 ]
@@ -44,8 +46,18 @@ class Rejected(NamedTuple):
         return recorded(scorer, False, self.outcome, self.failure_kind, None, self.explanation, None, unlabelled)
 
 
+def keep(text: str) -> str:
+    """The text as it is: the normalisation of a scorer told not to normalise."""
+    return text
+
+
+def collapse(text: str) -> str:
+    """Trimmed, runs of white space (Unicode too) made one space."""
+    return " ".join(text.split())
+
+
 def fold(text: str) -> str:
-    """Seed 000's normalisation: case folded, trimmed, runs of white space (Unicode too) made one space."""
+    """Seed 000's normalisation: `collapse`d and case folded."""
     return " ".join(text.split()).casefold()
 
 
@@ -64,6 +76,7 @@ def fold_label(answer: str) -> str:
 
 def is_not_in_document(text: str) -> bool:
     """True when the text is the NOT_IN_DOCUMENT sentinel (in any case, decorations allowed)."""
+    # the cheap tests first: this runs on every output
     return len(text) < 64 and "ocument" in text.lower() and _NOT_IN_DOCUMENT.fullmatch(text.strip()) is not None
 
 
@@ -74,10 +87,6 @@ def _element(output: Any, key: str) -> Any:
         return getattr(output, key, None)
     except Exception:  # a hostile or broken object has no such element
         return None
-
-
-def _describe(x: Any) -> str:
-    return type(x).__name__
 
 
 def _as_text(x: Any) -> str | Rejected:
@@ -91,7 +100,7 @@ def _as_text(x: Any) -> str | Rejected:
         return plain_digits(x)
     if isinstance(x, (bytes, bytearray)):
         return Rejected("parse_failure", "the output is bytes, not text; decode it first")
-    return Rejected("parse_failure", f"the output is a {_describe(x)} with no answer or text")
+    return Rejected("parse_failure", f"the output is a {type(x).__name__} with no answer or text")
 
 
 def presort(scorer: str, output: Any, answers: tuple[str, ...]) -> str | Rejected:
@@ -121,7 +130,7 @@ def presort(scorer: str, output: Any, answers: tuple[str, ...]) -> str | Rejecte
     elif is_number(output):
         text = plain_digits(output)
     elif isinstance(output, (list, tuple, set, frozenset)):
-        text = Rejected("parse_failure", f"the output is a {_describe(output)}, not text")
+        text = Rejected("parse_failure", f"the output is a {type(output).__name__}, not text")
     else:
         kind = _element(output, "failure_kind")
         if kind is not None and not is_missing(kind):  # seed 000: NA means the output reports no failure
@@ -138,16 +147,14 @@ def presort(scorer: str, output: Any, answers: tuple[str, ...]) -> str | Rejecte
         if answer is None:
             answer = _element(output, "text")
         if answer is None:
-            return Rejected("parse_failure", f"the output is a {_describe(output)} with no answer or text")
+            return Rejected("parse_failure", f"the output is a {type(output).__name__} with no answer or text")
         text = _as_text(answer)
     if isinstance(text, Rejected):
         return text
-    if (
-        len(text) < 64  # cheap tests first: this runs on every output
-        and "ocument" in text.lower()
-        and is_not_in_document(text)
-        and not any(is_not_in_document(a) for a in answers)
-    ):
+    if is_not_in_document(text):
+        for answer in answers:
+            if is_not_in_document(answer):
+                return answer  # the label accepts the sentinel: "**not in document.**" is its NOT_IN_DOCUMENT
         return Rejected("not_in_document", "the output says the document does not hold the answer", text.strip())
     return text
 
@@ -175,13 +182,13 @@ def accepted_answers(scorer: str, label: Any) -> tuple[str, ...]:
                 answers.append(plain_digits(x))
             elif not is_missing(x):
                 raise ScorerContractError(
-                    f"{scorer}: a label's accepted answers must be strings or numbers; got {_describe(x)} {x!r:.80}"
+                    f"{scorer}: a label's accepted answers must be strings or numbers; got {type(x).__name__} {x!r:.80}"
                 )
         return tuple(answers)
     if isinstance(label, str):
         return accepted_answers(scorer, str(label))
     raise ScorerContractError(
-        f"{scorer}: a label must be a string, a number, or a list of them; got {_describe(label)} {label!r:.80}"
+        f"{scorer}: a label must be a string, a number, or a list of them; got {type(label).__name__} {label!r:.80}"
     )
 
 
@@ -205,7 +212,7 @@ def text_scorer(name: str, compare: Compare, options: Mapping[str, Any]) -> Scor
             and label
             and not output.isspace()
             and not label.isspace()
-            and (len(output) >= 64 or "ocument" not in output.lower())  # not NOT_IN_DOCUMENT
+            and (len(output) >= 64 or "ocument" not in output.lower())  # is_not_in_document's cheap half
         ):
             return compare(output, (label,))
         try:

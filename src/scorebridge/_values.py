@@ -27,10 +27,14 @@ def is_missing(x: object) -> bool:
         return True
     if isinstance(x, float):
         return x != x
+    if isinstance(x, Decimal):
+        return x.is_nan()  # signalling NaN too
+    if isinstance(x, numbers.Integral):
+        return False  # and math.isnan would overflow on an int past 1e308
     if is_number(x):
         try:
             return math.isnan(x)  # type: ignore[arg-type]
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             return False
     return type(x).__name__ in ("NAType", "NaTType")
 
