@@ -16,7 +16,7 @@ import pytest
 
 import scorebridge as sb
 from scorebridge import _builtins
-from scorebridge._cli import _option, main
+from scorebridge._cli import _option, _value, main
 from scorebridge._files import RowError, read_rows
 
 ROWS: list[dict[str, Any]] = [
@@ -140,20 +140,48 @@ def test_an_unknown_option_fails_naming_the_options(tmp_path: Path, capsys: pyte
     assert "unexpected keyword argument 'case'; its options are (normalise=True)" in err
 
 
+def test_a_text_option_is_kept_as_typed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Review defect: -S pattern=123 was read as the JSON number 123, and detect_pattern refused it
+    # ("pattern must be a string; got int", exit 2). A str option now takes the text as typed.
+    rows = [{"output": "it is 123", "label": "123"}]
+    argv = ["score", str(jsonl(tmp_path / "o.jsonl", rows)), "--scorer", "detect_pattern", "-S", "pattern=123"]
+    status, out, _ = run(capsys, *argv)
+    assert status == 0
+    assert "detect_pattern(pattern='123'" in out
+    assert out.splitlines()[3].split()[3] == "1"
+
+
 @pytest.mark.parametrize(
-    ("text", "option"),
+    ("scorer", "key", "text", "value"),
     [
-        ("normalise=true", ("normalise", True)),
-        ("n=3", ("n", 3)),
-        ("targets=[1, 2]", ("targets", [1, 2])),
-        ("pattern=[0-9]+", ("pattern", "[0-9]+")),
-        ("location=end", ("location", "end")),
-        ("text=", ("text", "")),
-        ("url=a=b", ("url", "a=b")),
+        ("detect_pattern", "pattern", "123", "123"),  # annotated `str`, no default
+        ("detect_pattern", "pattern", "[0-9]+", "[0-9]+"),
+        ("detect_pattern", "pattern", '"x"', '"x"'),  # text as typed: the quotes are part of it
+        ("detect_match", "location", "null", "null"),  # a str default
+        ("detect_pattern", "timeout", "2.5", 2.5),  # annotated `float`: JSON
+        ("exact", "normalise", "false", False),
+        ("exact", "n", "3", 3),  # not an option of the factory: JSON, and binding it fails later
+        ("exact", "targets", "[1, 2]", [1, 2]),
+        ("exact", "text", "", ""),  # not JSON: text
+        ("exact", "text", "a b", "a b"),
     ],
 )
-def test_option_values_are_json_when_they_parse_else_text(text: str, option: tuple[str, Any]) -> None:
-    assert _option(text) == option
+def test_option_values_are_text_for_text_options_else_json_when_they_parse(
+    scorer: str, key: str, text: str, value: Any
+) -> None:
+    assert _value(_builtins.BUILTINS[scorer], key, text) == value
+
+
+def test_an_optional_text_option_is_kept_as_typed() -> None:
+    # `str | None` with a None default is still a text option (annotations are text here).
+    def factory(prefix: str | None = None, n: int | None = None) -> sb.Scorer:
+        raise AssertionError("not called")
+
+    assert (_value(factory, "prefix", "1"), _value(factory, "n", "1")) == ("1", 1)
+
+
+def test_only_the_first_equals_splits_an_option() -> None:
+    assert _option(" url =a=b") == ("url", "a=b")
 
 
 def test_an_option_without_equals_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -128,6 +128,28 @@ def test_item_with_no_question_is_a_contract_error_naming_the_scorer() -> None:
     assert grader.calls == 0
 
 
+def test_template_without_a_question_never_reads_the_item() -> None:
+    # Review defect: the question was read even when the template had no {question}, so an
+    # item with none ({"id": 3}) raised ScorerContractError, and inside benchmark() stopped the run.
+    grader = FakeGrader("GRADE: C")
+    score = sb.model_graded_qa(grader, template="{answer} vs {criterion}")({"id": 3}, "a", "b")
+    assert score.correct is True
+    assert grader.prompts == ["a vs b"]
+
+
+class _Broken:
+    @property
+    def question(self) -> str:
+        raise RuntimeError("broken")
+
+
+def test_item_whose_question_raises_is_a_contract_error_naming_the_scorer() -> None:
+    # The question is read with the package's one element reader (scorebridge._text._element),
+    # which takes an element that raises as absent, so the error names the scorer.
+    with pytest.raises(sb.ScorerContractError, match="model_graded_qa: the item"):
+        sb.model_graded_qa(FakeGrader("GRADE: C"))(_Broken(), "Paris", "Paris")
+
+
 # --- the grade ------------------------------------------------------------------------
 
 
@@ -381,6 +403,23 @@ def test_grader_must_be_callable() -> None:
     ],
 )
 def test_bad_template_is_refused_at_construction(template: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        sb.model_graded_qa(FakeGrader("GRADE: C"), template=template)
+
+
+@pytest.mark.parametrize(
+    ("template", "field"),
+    [
+        ("{answer!r} {criterion}", "answer!r"),  # was accepted, and quietly quoted the answer
+        ("{answer} {criterion!s}", "criterion!s"),
+        ("{answer:{x}}{criterion}", "answer:{x}"),  # was accepted, then a bare KeyError('x') at scoring
+        ("{answer} {criterion:>10}", "criterion:>10"),
+    ],
+)
+def test_placeholder_with_a_conversion_or_format_spec_is_refused_at_construction(template: str, field: str) -> None:
+    # Review defect: such templates passed construction and failed or changed the text at scoring,
+    # though a bad template is documented as a ValueError naming the scorer when it is made.
+    message = "model_graded_qa: the template's placeholder " + re.escape("{" + field + "}")
     with pytest.raises(ValueError, match=message):
         sb.model_graded_qa(FakeGrader("GRADE: C"), template=template)
 

@@ -44,6 +44,9 @@ __all__ = [
 FIELDS: Final = ("arm", "item_id", "run", "correct", "value", "outcome", "failure_kind", "seconds", "error")
 """The fields of a benchmark record, in order (the keys of each JSONL line of `out`)."""
 
+_PROGRESS_DELAY = 1.0
+"""Seconds a run lasts before the default progress bar (`progress=None` on a terminal) appears."""
+
 
 class BudgetExceeded(Exception):
     """Raise it from an arm when a budget ran out (calls, tokens, cost, time): the run is recorded "budget_stop".
@@ -531,7 +534,7 @@ class _Run:
             from tqdm.auto import tqdm
 
             total = len(self.done) + pending
-            delay = 1.0 if self.progress is None else 0.0
+            delay = _PROGRESS_DELAY if self.progress is None else 0.0
             self._bar = tqdm(total=total, initial=len(self.done), unit="run", desc="benchmark", delay=delay)
         if pending and not all(self.is_async):
             from concurrent.futures import ThreadPoolExecutor

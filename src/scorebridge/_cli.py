@@ -36,15 +36,40 @@ class _Usage(Exception):
     """A usage error found after parsing (exit status 2)."""
 
 
-def _option(text: str) -> tuple[str, Any]:
-    """`key=value` for -S: the value as JSON when it parses as JSON (true, 3, [1, 2], null), else as text."""
+def _option(text: str) -> tuple[str, str]:
+    """`key=value` for -S, split at the first "="; the value is read once the scorer is known (`_value`)."""
     key, sep, value = text.partition("=")
     if not sep or not key.strip():
         raise argparse.ArgumentTypeError(f"expected key=value; got {text!r}")
+    return key.strip(), value
+
+
+def _takes_text(factory: Callable[..., Scorer], key: str) -> bool:
+    """True when the factory's parameter `key` is text: a str default, or `str` in its annotation."""
+    param = inspect.signature(factory).parameters.get(key)
+    if param is None:
+        return False
+    if isinstance(param.default, str):
+        return True
+    if param.annotation is param.empty:
+        return False
+    # annotations are text under `from __future__ import annotations`; "str", "str | None" ...
+    hint = param.annotation if isinstance(param.annotation, str) else inspect.formatannotation(param.annotation)
+    return "str" in (part.strip() for part in hint.split("|"))
+
+
+def _value(factory: Callable[..., Scorer], key: str, text: str) -> Any:
+    """The value of -S key=text: the text as typed for a text option, else JSON when it parses, else the text.
+
+    So `pattern=123` is the pattern "123", not the number 123, while
+    `normalise=false` is False and `timeout=2.5` is 2.5.
+    """
+    if _takes_text(factory, key):
+        return text
     try:
-        return key.strip(), json.loads(value)
+        return json.loads(text)
     except json.JSONDecodeError:
-        return key.strip(), value
+        return text
 
 
 def _signature(factory: Callable[..., Scorer]) -> str:
@@ -61,12 +86,13 @@ def _signature(factory: Callable[..., Scorer]) -> str:
     return ", ".join(parts)
 
 
-def _make_scorer(name: str, options: Mapping[str, Any]) -> Scorer:
+def _make_scorer(name: str, texts: Mapping[str, str]) -> Scorer:
     from ._builtins import BUILTINS
 
     factory = BUILTINS.get(name)
     if factory is None:
         raise _Usage(f"unknown scorer {name!r}; the built-in scorers are: {', '.join(sorted(BUILTINS))}")
+    options = {key: _value(factory, key, text) for key, text in texts.items()}
     try:
         inspect.signature(factory).bind(**options)
     except TypeError as exc:
@@ -132,7 +158,8 @@ def add_score(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         type=_option,
         default=[],
         metavar="KEY=VALUE",
-        help="a scorer option; the value is read as JSON when it parses (true, 3, [1, 2]), else as text",
+        help="a scorer option; the value is text as typed for a text option (pattern=123), "
+        "else JSON when it parses (true, 3, [1, 2]), else text",
     )
     p.add_argument(
         "--item-field",

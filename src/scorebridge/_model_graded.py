@@ -18,7 +18,7 @@ from typing import Any, Final
 from ._record import recorded
 from ._score import Score, ScorerContractError
 from ._scorer import Scorer, _is_async, _run_sync, builtin
-from ._text import Rejected, accepted_answers, presort
+from ._text import Rejected, _element, accepted_answers, presort
 from ._values import is_missing, is_number, plain_digits
 
 __all__ = [
@@ -152,18 +152,25 @@ def read_grade(reply: str, pattern: re.Pattern[str] | None = None) -> str | None
 
 def _template_fields(name: str, template: str) -> frozenset[str]:
     try:
-        fields = [field for _, field, _, _ in string.Formatter().parse(template) if field is not None]
+        parsed = [(f, spec, conv) for _, f, spec, conv in string.Formatter().parse(template) if f is not None]
     except ValueError as exc:
         raise ValueError(
             f"{name}: the template is not a valid format string ({exc}); write a literal brace as {{{{"
         ) from None
-    for field in fields:
+    for field, spec, conversion in parsed:
         if field not in _FIELDS:
             raise ValueError(
                 f"{name}: the template has the placeholder {{{field}}}; "
                 "only {question}, {answer}, {criterion} and {instructions} are filled in"
             )
-    return frozenset(fields)
+        if conversion is not None or spec:
+            # {answer!r} would quietly quote the answer; {answer:{x}} would fail only when scoring
+            written = field + ("" if conversion is None else f"!{conversion}") + (f":{spec}" if spec else "")
+            raise ValueError(
+                f"{name}: the template's placeholder {{{written}}} has a conversion or format spec; "
+                f"write {{{field}}}, the text is filled in as it is"
+            )
+    return frozenset(field for field, _, _ in parsed)
 
 
 def _compile_pattern(name: str, grade_pattern: str | re.Pattern[str] | None) -> re.Pattern[str]:
@@ -200,10 +207,7 @@ def _question(name: str, item: Any) -> str:
     if is_number(item):
         return plain_digits(item)
     for key in ("question", "input"):
-        try:
-            found = item.get(key) if isinstance(item, Mapping) else getattr(item, key, None)
-        except Exception:  # a hostile or broken object has no such element
-            found = None
+        found = _element(item, key)
         if isinstance(found, str):
             return str(found)
         if is_number(found) and not is_missing(found):
@@ -252,6 +256,7 @@ def _model_graded(
     prompt_template = default_template if template is None else template
     rules = grading_instructions(partial_credit) if instructions is None else instructions
     guard = template is None
+    asks_question = "question" in fields  # an item is read only for a template that shows it
 
     def prepare(item: Any, output: Any, label: Any) -> Score | tuple[str, str]:
         answers = accepted_answers(name, label)
@@ -260,7 +265,7 @@ def _model_graded(
             return text.record(name, not answers)
         if not answers:  # no label: nothing to grade against, so the grader is not asked
             return recorded(name, None, text, None, unlabelled=True)
-        values = [_question(name, item), text, "\n".join(answers)]
+        values = [_question(name, item) if asks_question else "", text, "\n".join(answers)]
         if guard:
             values = [_TAG.sub("&lt;", v) for v in values]
         question, answer, criterion = values
@@ -351,8 +356,10 @@ def model_graded_qa(
     one per line, and {instructions} the grading instructions (default
     `grading_instructions(partial_credit)`). A template must have {answer}
     and {criterion}, may have {question} and {instructions} (which it must
-    have when `instructions` is given), and no other placeholder; write a
-    literal brace as "{{". With the default template, the tags that delimit
+    have when `instructions` is given), and no other placeholder, nor a
+    conversion or format spec on one ("{answer!r}", "{answer:>10}"); write a
+    literal brace as "{{". The item is read only when the template has
+    {question}. With the default template, the tags that delimit
     its blocks ("<answer>", "</answer>", ...) are neutralised inside the
     filled-in text.
 
