@@ -357,7 +357,7 @@ def detect_pattern(pattern: str, case_sensitive: bool = False, all: bool = False
 
     Outcome: the deciding group as compared (with `all=False`, the first group
     equal to an accepted answer, else the first group captured; with `all=True`,
-    the first group that is none, else the first group). Metadata: `groups`, the
+    the first group that is no accepted answer, else the first group). Metadata: `groups`, the
     raw captures (None for a group that took no part), and `matched`, the
     accepted answer matched (as compared) or None.
     """
