@@ -44,9 +44,17 @@ QUESTIONS = [
 
 
 def numeric_match(gold: str, pred: str, trace: Any = None) -> float:
-    """A DSPy-style metric: 1.0 when the last number in the prediction equals the gold number."""
+    """A DSPy-style metric: 1.0 when the last number in the prediction equals the gold number.
+
+    0.0 when the prediction holds no number, and when the gold is not a number
+    ("Paris"): a reply such as "Paris, since 508" then scores 0, not an error.
+    """
+    try:
+        expected = float(gold)
+    except (TypeError, ValueError):
+        return 0.0
     numbers = re.findall(r"-?\d+(?:\.\d+)?", pred)
-    return float(bool(numbers) and float(numbers[-1]) == float(gold))
+    return float(bool(numbers) and float(numbers[-1]) == expected)
 
 
 # the plain metric, wrapped once: scorebridge hands it (item, output, label)

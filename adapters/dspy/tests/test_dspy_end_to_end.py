@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import threading
 from typing import Any
 
 import dspy
+import pytest
 from dspy.utils import DummyLM
 
 import scorebridge as sb
@@ -90,6 +94,41 @@ def test_evaluate_on_eight_threads_gives_what_one_thread_gives() -> None:
     eight = evaluate(to_dspy(EXACT), examples, lm, num_threads=8)
     assert [(row[0], row[2]) for row in eight.results] == [(row[0], row[2]) for row in one.results]
     assert eight.score == one.score
+
+
+def test_evaluate_on_eight_threads_with_an_async_scorer_gives_what_one_thread_gives() -> None:
+    # review: only the sync exact() ran on DSPy's worker threads; an async fn runs there through the core's
+    # run_sync, in an event loop of each worker thread's own
+    threads: set[int] = set()
+
+    async def async_exact(item: Any, output: Any, label: Any) -> sb.Score:
+        threads.add(threading.get_ident())
+        await asyncio.sleep(0.001)  # the threads' loops overlap in time
+        return EXACT(item, output, label)
+
+    scorer = sb.scorer(async_exact)
+    assert scorer.is_async
+    answers, labels = zip(*(CASES * 2), strict=True)
+    examples = devset(list(labels))
+    lm = lm_answering(list(answers))
+    one = evaluate(to_dspy(scorer), examples, lm, num_threads=1)
+    threads.clear()
+    eight = evaluate(to_dspy(scorer), examples, lm, num_threads=8)
+    assert len(threads) > 1  # scored on several worker threads at once
+    assert [(row[0], row[2]) for row in eight.results] == [(row[0], row[2]) for row in one.results]
+    assert eight.score == one.score == round(100 * 30 / 48, 2)
+
+
+def test_evaluate_counts_an_unlabelled_example_zero_over_the_whole_devset(caplog: pytest.LogCaptureFixture) -> None:
+    # review: an unscored Score raises in the metric, and DSPy's Evaluate cannot leave a row out (it divides
+    # by the devset's size), so the row counts as its failure_score, 0, where Inspect and plain code leave
+    # it out; the error it logs names the scorer and the label field
+    examples = devset(["Paris", "Rome", "Madrid", None])
+    with caplog.at_level(logging.ERROR):
+        result = evaluate(to_dspy(EXACT), examples, lm_answering(["Paris", "Rome", "Madrid", "Lima"]), num_threads=1)
+    assert [row[2] for row in result.results] == [1.0, 1.0, 1.0, 0.0]
+    assert result.score == 75.0  # 3 of 4, not 3 of the 3 scored
+    assert "exact: the example has no label in its field 'answer'" in caplog.text
 
 
 def bootstrap(metric: Any, examples: list[Any], lm: Any) -> dict[str, str]:

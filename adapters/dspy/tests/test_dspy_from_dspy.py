@@ -11,6 +11,7 @@ import pytest
 from dspy.evaluate import SemanticF1, answer_exact_match, answer_passage_match
 from dspy.utils import DummyLM
 
+import scorebridge as sb
 from scorebridge import Score, ScorerContractError
 from scorebridge_dspy import from_dspy
 
@@ -138,6 +139,42 @@ def test_an_item_without_a_label_is_not_scored_and_the_metric_not_called() -> No
     metric, calls = spy()
     assert from_dspy(metric, name="spied")("q", "Paris", None) == Score(None, "Paris")
     assert calls == []
+
+
+# Seed 000's pre-sorting: "an output with a failure_kind is wrong" for that reason, before any comparison.
+# review: from_dspy skipped it, so these outputs made answer_exact_match raise a TypeError from inside DSPy,
+# where exact() and from_inspect(match()) record "refusal" and "error".
+
+
+def test_an_output_reporting_a_refusal_is_recorded_refusal_without_calling_the_metric() -> None:
+    metric, calls = spy()
+    score = from_dspy(metric, name="spied")("q", {"failure_kind": "refusal", "text": "Paris"}, "Paris")
+    assert (score.correct, score.failure_kind, score.value) == (False, "refusal", 0.0)
+    assert calls == []
+
+
+def test_an_output_with_ok_false_is_recorded_error_without_calling_the_metric() -> None:
+    metric, calls = spy()
+    score = from_dspy(metric, name="spied")("q", {"ok": False}, "Paris")
+    assert (score.correct, score.failure_kind, score.value) == (False, "error", 0.0)
+    assert calls == []
+
+
+@pytest.mark.parametrize("output", [{"failure_kind": "refusal", "text": "Paris"}, {"ok": False}])
+def test_answer_exact_match_records_what_exact_records_for_a_failed_output(output: Any) -> None:
+    assert from_dspy(answer_exact_match)("q", output, "Paris") == sb.exact()("q", output, "Paris")
+
+
+def test_an_output_reporting_a_failure_on_an_unlabelled_item_is_unscored_keeping_its_kind() -> None:
+    score = from_dspy(answer_exact_match)("q", {"failure_kind": "refusal"}, None)
+    assert (score.correct, score.failure_kind, score.value) == (None, "refusal", None)
+
+
+def test_an_output_with_no_text_is_still_judged_by_the_metric() -> None:
+    # no failure reported: the metric decides (an exact-match metric of one's own may read an empty output)
+    metric, calls = spy()
+    from_dspy(metric, name="spied")("q", {"note": "no answer here"}, "Paris")
+    assert len(calls) == 1
 
 
 # Reading what the metric returns

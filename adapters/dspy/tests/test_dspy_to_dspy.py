@@ -240,6 +240,13 @@ def test_an_example_without_a_label_is_an_error_naming_the_field() -> None:
         to_dspy(EXACT)(unlabelled, pred())
 
 
+def test_an_example_without_a_label_names_the_label_field_given() -> None:
+    # review: the error must say which field held no label, the one the user chose too
+    unlabelled = dspy.Example(question="q", answer="Paris", gold_city=None).with_inputs("question")
+    with pytest.raises(ScorerContractError, match=r"^exact: the example has no label in its field 'gold_city'"):
+        to_dspy(EXACT, label_field="gold_city")(unlabelled, pred())
+
+
 def test_a_blank_label_is_an_error_too() -> None:
     with pytest.raises(ScorerContractError, match="cannot be scored"):
         to_dspy(EXACT)(gold(answer="  "), pred())

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import math
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -15,6 +17,7 @@ from inspect_ai.scorer import match
 from inspect_ai.solver import TaskState, generate
 
 import scorebridge as sb
+from scorebridge.testing import FakeGrader
 from scorebridge_inspect import to_inspect
 
 
@@ -179,6 +182,57 @@ def test_on_error_record_scores_the_sample_as_an_error(make_output: Callable[...
     )
     assert log.results is not None
     assert log.results.scores[0].metrics["accuracy"].value == pytest.approx(1 / 3)  # the error counts as wrong
+
+
+def _threads_of(
+    scorer: sb.Scorer, calls: list[int], make_output: Callable[..., ModelOutput]
+) -> tuple[EvalLog, set[int], set[int]]:
+    """Run `scorer` on 8 samples; the log, the threads of Inspect's event loop, and those `calls` recorded."""
+    loop_threads: set[int] = set()
+
+    def on_the_loop(state: TaskState) -> str:  # the item reader runs where Inspect awaits the scorer
+        asyncio.get_running_loop()  # raises when not on an event loop
+        loop_threads.add(threading.get_ident())
+        return state.input_text
+
+    replies = {f"q{i}": (str(i % 2), "stop") for i in range(8)}
+    samples = [Sample(input=q, target="1") for q in replies]
+    task = Task(dataset=samples, solver=generate(), scorer=to_inspect(scorer, item=on_the_loop))
+    log = _run(task, make_output, replies)
+    return log, loop_threads, set(calls)
+
+
+def test_sync_scorer_runs_in_a_worker_thread_not_on_inspects_event_loop(
+    make_output: Callable[..., ModelOutput],
+) -> None:
+    # review: a sync scorer ran inline on Inspect's event loop, so a blocking one (a DSPy LM judge through
+    # from_dspy) stalled every sample: 10 samples with a 0.3 s scorer took 6.5 s, against 0.5 s async
+    calls: list[int] = []
+
+    def judge(item: Any, output: Any, label: Any) -> bool:
+        calls.append(threading.get_ident())
+        return bool(output == label)
+
+    log, loop_threads, scorer_threads = _threads_of(sb.scorer(judge), calls, make_output)
+    assert log.status == "success" and len(calls) == 8 and len(loop_threads) == 1
+    assert scorer_threads.isdisjoint(loop_threads)
+    assert log.results is not None
+    assert log.results.scores[0].metrics["accuracy"].value == pytest.approx(0.5)
+
+
+def test_model_graded_scorer_with_a_sync_grader_runs_in_a_worker_thread(
+    make_output: Callable[..., ModelOutput],
+) -> None:
+    # review: model_graded_qa(dspy_grader()) blocks on its grader; a built-in, but not a fast one
+    calls: list[int] = []
+
+    def grade(prompt: str) -> str:
+        calls.append(threading.get_ident())
+        return "GRADE: C"
+
+    log, loop_threads, grader_threads = _threads_of(sb.model_graded_qa(FakeGrader(grade)), calls, make_output)
+    assert log.status == "success" and len(calls) == 8 and len(loop_threads) == 1
+    assert grader_threads.isdisjoint(loop_threads)
 
 
 def test_async_scorebridge_scorer_in_an_eval(make_output: Callable[..., ModelOutput]) -> None:

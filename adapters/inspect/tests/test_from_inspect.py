@@ -25,6 +25,7 @@ from inspect_ai.scorer import (
     model_graded_qa,
     pattern,
     scorer,
+    value_to_float,
 )
 from inspect_ai.solver import TaskState
 
@@ -103,6 +104,38 @@ def test_f1_partial_credit_keeps_its_value_and_is_wrong_below_the_threshold() ->
 def test_threshold_sets_where_a_number_is_correct() -> None:
     s = from_inspect(f1(), threshold=0.5)("q", "Paris France", "Paris")
     assert (s.correct, s.failure_kind, s.value) == (True, None, 0.67)
+
+
+def test_threshold_above_one_leaves_a_c_correct() -> None:
+    # review: threshold=2 made every "C" of match() wrong; the threshold decides for numbers only
+    s = from_inspect(match(), threshold=2)("q", "Paris", "Paris")
+    assert (s.correct, s.failure_kind, s.value) == (True, None, 1.0)
+
+
+@pytest.mark.parametrize(
+    ("value", "threshold", "correct"),
+    [
+        ("I", -1, False),  # review: threshold=-1 made "I" correct
+        ("P", 0.5, False),
+        ("C", 2, True),
+        ("correct", 2, True),
+        ("fail", -1, False),
+        (True, 2, True),
+        (False, -1, False),
+    ],
+)
+def test_grade_words_and_bools_keep_their_meaning_whatever_the_threshold(
+    value: Any, threshold: float, correct: bool
+) -> None:
+    s = from_inspect(returning(value=value), threshold=threshold)("q", "x", "x")
+    assert s.correct is correct
+
+
+@pytest.mark.parametrize(("value", "correct"), [(4, True), (3, True), (2.5, False), ("4", True), ("2", False)])
+def test_threshold_decides_for_numbers_on_any_scale(value: Any, correct: bool) -> None:
+    # a metric of one's own on a 0-5 scale: the threshold is any finite number, not only one in (0, 1]
+    s = from_inspect(returning(value=value), threshold=3)("q", "x", "x")
+    assert (s.correct, s.value) == (correct, float(value))
 
 
 def test_choice_reads_the_items_choices_and_marks_them_from_the_output() -> None:
@@ -290,6 +323,35 @@ def test_value_the_mapping_does_not_know_is_unscored_with_a_warning(value: Any) 
     assert (s.correct, s.value) == (None, None)
 
 
+# Where seed 004's grade mapping (ours) and Inspect's value_to_float read a value differently: the rows of
+# docs/inspect.md's table, each checked on both sides so the table cannot drift from either.
+
+
+@pytest.mark.parametrize(("value", "inspect_reads"), [("yes", 1.0), ("true", 1.0), ("no", 0.0)])
+def test_yes_no_true_are_unscored_with_a_warning_where_inspect_reads_one_or_zero(
+    value: str, inspect_reads: float
+) -> None:
+    assert value_to_float()(value) == inspect_reads
+    with pytest.warns(UserWarning, match="unrecognised grade"):
+        s = from_inspect(returning(value=value))("q", "x", "x")
+    assert (s.correct, s.value) == (None, None)
+
+
+@pytest.mark.parametrize(("value", "correct", "number"), [("c", True, 1.0), ("i", False, 0.0)])
+def test_lower_case_c_and_i_are_read_as_grades_where_inspect_reads_zero(
+    value: str, correct: bool, number: float
+) -> None:
+    assert value_to_float()(value) == 0.0  # Inspect: not a sentinel, a logged warning and 0
+    s = from_inspect(returning(value=value))("q", "x", "x")
+    assert (s.correct, s.value) == (correct, number)
+
+
+def test_no_answer_without_a_reason_is_unscored_where_inspect_reads_zero() -> None:
+    assert value_to_float()("N") == 0.0
+    s = from_inspect(returning(value="N"))("q", "x", "x")
+    assert (s.correct, s.value, s.failure_kind) == (None, None, None)
+
+
 def test_no_score_from_the_scorer_is_unscored() -> None:
     s = from_inspect(returning())("q", "x", "x")
     assert (s.correct, s.explanation) == (None, "the Inspect scorer gave no Score")
@@ -454,6 +516,8 @@ def test_scorer_factory_instead_of_a_scorer_says_to_call_it() -> None:
         ({"threshold": True}, TypeError, "threshold must be a number"),
         ({"threshold": "1"}, TypeError, "threshold must be a number"),
         ({"threshold": float("inf")}, ValueError, "threshold must be finite"),
+        ({"threshold": float("nan")}, ValueError, "threshold must be finite"),
+        ({"threshold": 10**400}, ValueError, "threshold must be finite"),
         ({"model": 3}, TypeError, "model must be a Model, a model name or None"),
     ],
 )

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from inspect_ai.scorer import Score, Target, mean
 from inspect_ai.solver import TaskState
-from inspect_ai.util import registry_info
+from inspect_ai.util import registry_create, registry_info
 
 import scorebridge as sb
 from scorebridge_inspect import ScoringError, to_inspect
@@ -52,6 +52,29 @@ def test_default_metrics_are_accuracy_and_stderr() -> None:
 def test_metrics_argument_replaces_the_defaults() -> None:
     metrics = registry_info(to_inspect(sb.exact(), metrics=[mean()])).metadata["metrics"]
     assert [registry_info(m).name for m in metrics] == ["inspect_ai/mean"]
+
+
+# Inspect's registry maps a name to the last factory registered under it, and eval-retry and `inspect score`
+# rebuild a scorer by name with the options in the log (reference/inspect_ai.md, "Lambdas and closures").
+
+
+def test_rebuilding_by_name_with_other_options_makes_that_builtin_again(make_state: Callable[..., TaskState]) -> None:
+    # review: the registered factory ignored its options, so after to_inspect(exact()) and
+    # to_inspect(exact(normalise=False)) a rebuild by name got the last one, whatever the log said
+    loose = to_inspect(sb.exact(), name="rebuilt_exact")
+    strict = to_inspect(sb.exact(normalise=False), name="rebuilt_exact")
+    assert run(strict, make_state("PARIS"), "Paris").value == "I"
+    again = registry_create("scorer", registry_info(loose).name, normalise=True)
+    assert again.__registry_params__ == {"normalise": True}  # type: ignore[attr-defined]
+    assert run(again, make_state("PARIS"), "Paris").value == "C"
+
+
+def test_rebuilding_ones_own_scorer_with_other_options_is_an_error_naming_it() -> None:
+    # review: a scorer of one's own cannot be made from options; it must not silently be another one
+    mine = sb.Scorer("within", lambda item, output, label: True, {"tolerance": 0.01})
+    registered = registry_info(to_inspect(mine, name="rebuilt_own")).name
+    with pytest.raises(ValueError, match=r"to_inspect\(within\): cannot make the scorer 'within' again"):
+        registry_create("scorer", registered, tolerance=0.5)
 
 
 # --- what the scorer is given -----------------------------------------------------
@@ -300,3 +323,11 @@ def test_grader_failure_of_a_model_graded_scorer_is_unscored_with_grader_failed(
     undecided = sb.model_graded_qa(FakeGrader(["I cannot decide."]))
     score = run(to_inspect(undecided), make_state("Paris"), "Paris")
     assert math.isnan(score.value) and score.reason == "grader_failed"  # type: ignore[arg-type]
+
+
+def test_empty_target_reaches_the_scorer_as_no_label(make_state: Callable[..., TaskState]) -> None:
+    # Inspect's Sample target defaults to "": the scorer sees None, as a plain call with no label does
+    seen: list[Any] = []
+    spy = sb.scorer(lambda item, output, label: seen.append(label) or True, "spy")
+    run(to_inspect(spy), make_state("x"), "")
+    assert seen == [None]

@@ -176,6 +176,14 @@ def test_an_output_whose_repr_raises_still_gives_the_message() -> None:
 # --- assert_accuracy --------------------------------------------------------
 
 
+def test_accuracy_counts_correct_verdicts_not_partial_values() -> None:
+    # review: say how partial credit counts. Inspect's accuracy() and DSPy's Evaluate average the value (two
+    # halves give 0.5); here accuracy is correct / scored, so partial credit that is not correct counts 0
+    half = sb.scorer(lambda item, output, label: {"correct": False, "value": 0.5}, name="half")
+    message = _fails(assert_accuracy, half, ["a", "b"], ["a", "b"], at_least=0.5)
+    assert message.startswith("half: accuracy 0.000 (0 of 2 scored correct)")
+
+
 def test_accuracy_at_the_bar_passes_and_returns_every_score() -> None:
     # 7 of 10 against at_least=0.7: compared as correct / scored, with no float slip.
     outputs = ["a"] * 7 + ["b"] * 3

@@ -46,6 +46,11 @@ def from_dspy(
     metadata. None, NaN, infinities, strings and other returns are a
     `ScorerContractError` naming the metric.
 
+    An output that reports its own failure (neither a string nor a Prediction,
+    with a `failure_kind` element or `ok` False) is recorded wrong for that
+    reason without calling the metric (seed 000's pre-sorting, as `exact()`
+    does); one with no text (None, say) is left to the metric.
+
     An item with no label is not scored, so the metric is not called. A metric
     that raises is never a silent zero: with `on_error="raise"` (the default)
     the exception propagates with a note naming the metric; with

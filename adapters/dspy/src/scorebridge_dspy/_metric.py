@@ -18,6 +18,7 @@ import dspy
 from scorebridge import Score, Scorer, ScorerContractError
 from scorebridge._record import recorded
 from scorebridge._sync import run_sync
+from scorebridge._text import Rejected, presort
 from scorebridge._values import is_bool, is_missing, is_number, label_is_missing, plain_digits
 
 from ._checks import finite_number
@@ -34,6 +35,7 @@ _ITEM_FIELD: Final = "question"
 _REASONING: Final = "reasoning"  # the field dspy.ChainOfThought adds before a signature's outputs
 _DSPY: Final = "dspy_"  # the prefix of DSPy's own fields in an Example, which Example.keys() hides
 _NOT_OUTPUTS: Final = frozenset({_REASONING})
+_TEXT_KINDS: Final = frozenset({"parse_failure", "not_in_document"})  # read from the text: the metric judges it
 
 Example = dspy.Example
 Prediction = dspy.Prediction
@@ -237,6 +239,12 @@ class MetricCall(_Shared):
     (evaluation mode: never `trace=[]`, which built-in metrics read as
     bootstrapping), and records value = the metric's score, correct = value >=
     threshold, explanation = its feedback.
+
+    An output that is neither a string nor a Prediction and reports its own
+    failure (a `failure_kind` element, or `ok` False) is pre-sorted as seed 000
+    says, without calling the metric: wrong with that kind (unscored, the kind
+    kept, when there is no label), as `exact()` records it. One with no text
+    is left to the metric.
     """
 
     metric: Callable[..., Any]
@@ -261,6 +269,11 @@ class MetricCall(_Shared):
         pred = output if isinstance(output, Prediction) else Prediction(**{self.output_field: output})
         if isinstance(self.metric, ScorerMetric):  # a scorer's own metric: its whole Score comes back
             return self.metric.score(example, pred)
+        if not isinstance(output, (str, Prediction)):
+            rejected = presort(self.name, output, ())
+            if type(rejected) is Rejected and (rejected.failure_kind not in _TEXT_KINDS or _reports_failure(output)):
+                # seed 000's pre-sorting: the output says it failed, so the metric is not asked
+                return rejected.record(self.name, label_is_missing(label))
         outcome = _outcome(pred.get(self.output_field))
         if label_is_missing(label):  # not scored, so the metric (perhaps an LM judge) is not called
             return recorded(self.name, None, outcome, None, unlabelled=True)
@@ -309,6 +322,15 @@ class MetricCall(_Shared):
         message = f"{type(exc).__name__}: {exc}"
         metadata = {"error": type(exc).__name__, "metric": self.metric_name}
         return recorded(self.name, False, outcome, "error", None, f"the DSPy metric failed: {message}", metadata)
+
+
+def _reports_failure(output: Any) -> bool:
+    # An output with a failure_kind element (mapping key or attribute; NA is no failure), as presort reads it.
+    try:
+        kind = output.get("failure_kind") if isinstance(output, Mapping) else getattr(output, "failure_kind", None)
+    except Exception:  # a hostile or broken object reports nothing
+        return False
+    return kind is not None and not is_missing(kind)
 
 
 def _outcome(answer: Any) -> str | None:

@@ -123,6 +123,22 @@ def _number(value: Any) -> float | None:
     return grade_value(value)  # seed 004: C/I/P and the words, numbers, bools; NaN -> None; else None + warning
 
 
+def _is_numeric(value: Any) -> bool:
+    """A number, or a string that reads as one ("0.75"): the values `threshold` decides for.
+
+    Not a bool, and not a grade word: "C", "I", "P", "correct", ... keep their meaning.
+    """
+    if is_number(value):
+        return True
+    if isinstance(value, str):
+        try:
+            float(value)
+        except ValueError:
+            return False
+        return True
+    return False
+
+
 def _read_score(name: str, result: Score | None, threshold: float) -> sb.Score:
     """A scorebridge Score from what the Inspect scorer returned (before the recording rules)."""
     if result is None:
@@ -137,7 +153,8 @@ def _read_score(name: str, result: Score | None, threshold: float) -> sb.Score:
         kind = metadata.pop(FAILURE_KIND)
         correct = None if value is None else kind is None
     else:
-        passed = value is not None and value >= threshold
+        # the threshold decides for numbers only; a grade word or a bool is correct when worth 1 (C, pass, True)
+        passed = value is not None and value >= (threshold if _is_numeric(result.value) else 1.0)
         kind = None if passed else kind_for(result.reason)
         if value is None and (result.value != NOANSWER or kind == "error"):
             # NaN is Inspect's "unscored" and stays so, whatever its reason (kept below); so does
@@ -185,8 +202,12 @@ def from_inspect(
     (C/I/P to 1/0/0.5, numbers kept, bools 1/0), "N" and NaN unscored, a
     value the mapping does not know (a dict, "yes") unscored with a
     warning; answer = outcome; explanation and metadata kept. A None result
-    is unscored. correct is value >= `threshold` (default 1.0: an f1 of
-    0.67 is wrong, with value 0.67). A wrong Score's reason gives its failure
+    is unscored. For a numeric value (a number, or a string of one; not a
+    bool) correct is value >= `threshold` (default 1.0: an f1 of 0.67 is
+    wrong, with value 0.67); a grade word or bool keeps its meaning whatever
+    the threshold (C, correct, pass, True correct; I, P, False and the rest
+    wrong). `threshold` is any finite number (a metric of your own may use
+    another scale than 0..1). A wrong Score's reason gives its failure
     kind (`_reasons`: invalid_response_format/no_response -> parse_failure,
     refusal -> refusal, scoring_failed/grader_failed -> error, none ->
     wrong); by seed 000 a kind makes the Score wrong, so an "N" or NaN with
@@ -214,8 +235,12 @@ def from_inspect(
         name = registered or getattr(inspect_scorer, "__name__", None) or type(inspect_scorer).__name__
     if not is_number(threshold):
         raise TypeError(f"from_inspect({name}): threshold must be a number; got {threshold!r:.80}")
-    if not math.isfinite(threshold):
-        raise ValueError(f"from_inspect({name}): threshold must be finite; got {threshold!r}")
+    try:
+        number = float(threshold)
+    except (OverflowError, ValueError):  # an int too big for a float, a signalling NaN
+        number = math.nan
+    if not math.isfinite(number):
+        raise ValueError(f"from_inspect({name}): threshold must be finite; got {threshold!r:.80}")
     if isinstance(model, str):
         model = get_model(model)
     elif model is not None and not isinstance(model, Model):
@@ -223,7 +248,7 @@ def from_inspect(
             f"from_inspect({name}): model must be a Model, a model name or None; got {type(model).__name__}"
         )
     model_name = ModelName(model if model is not None else _NO_MODEL)
-    threshold = float(threshold)
+    threshold = number
 
     async def score_in_inspect(item: Any, output: Any, label: Any) -> sb.Score:
         answers = accepted_answers(name, label)

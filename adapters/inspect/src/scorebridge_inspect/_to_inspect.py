@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
+from inspect import signature
 from typing import Any, Final, Literal
 
+import anyio.to_thread
 from inspect_ai.scorer import Metric, Score, Scorer, Target, accuracy, stderr
 from inspect_ai.scorer import scorer as inspect_scorer
 from inspect_ai.solver import TaskState
 
 import scorebridge as sb
+from scorebridge._builtins import BUILTINS
 from scorebridge._model_graded import GRADER_FAILED
 from scorebridge._record import recorded
 from scorebridge._values import label_is_missing
@@ -50,10 +54,11 @@ def _completion(state: TaskState) -> str:
 
 
 def _label(target: Target) -> str | list[str] | None:
-    answers = target.target
+    # Inspect's "no target" is "" (Sample's default): the scorer gets None, as from plain code
+    answers = [answer for answer in target.target if answer and not answer.isspace()]
     if len(answers) == 1:
         return answers[0]
-    return list(answers) if answers else None
+    return answers or None
 
 
 def _budget_stopped(state: TaskState) -> bool:
@@ -102,6 +107,22 @@ def inspect_score(score: sb.Score) -> Score:
     )
 
 
+@functools.cache
+def _parameters(factory: Callable[..., sb.Scorer]) -> frozenset[str]:
+    return frozenset(signature(factory).parameters)
+
+
+def _is_builtin(scorer: sb.Scorer) -> bool:
+    """True for a scorer made by the `BUILTINS` factory of its name (`exact()`, the `detect_*` scorers).
+
+    Those are fast and can be made again from their options. Other scorers that
+    record their own Scores (`model_graded_qa` with a grader, `from_dspy`) are
+    not: they may block on a model, and their options are not all plain values.
+    """
+    factory = BUILTINS.get(scorer.name)
+    return factory is not None and scorer._recorded and scorer.options.keys() == _parameters(factory)
+
+
 def score_fn(
     scorer: sb.Scorer,
     name: str,
@@ -109,13 +130,25 @@ def score_fn(
     output: StateReader = _completion,
     on_error: OnError = "raise",
 ) -> Scorer:
-    """The async `(state, target) -> Score` function that runs `scorer` inside Inspect AI."""
+    """The async `(state, target) -> Score` function that runs `scorer` inside Inspect AI.
+
+    An async scorer, or a built-in of `BUILTINS`, is awaited on Inspect's event
+    loop (`acall`). Any other sync scorer (your own, `from_dspy`, a model-graded
+    scorer with a sync grader) may block, on an LM judge say, and inline it
+    would stall every sample: it runs in a worker thread (anyio's, as Inspect
+    runs its own blocking work, on either of Inspect's async backends), with
+    the context variables of the sample.
+    """
     acall = scorer.acall
+    in_thread = not scorer.is_async and not _is_builtin(scorer)
 
     async def score(state: TaskState, target: Target) -> Score:
         label = _label(target)
         try:
-            result = await acall(item(state), output(state), label)
+            if in_thread:
+                result = await anyio.to_thread.run_sync(scorer, item(state), output(state), label)
+            else:
+                result = await acall(item(state), output(state), label)
         except Exception as exc:
             raised = f"{exc!r:.300}"  # the whole of it is in the traceback
             if on_error == "raise":
@@ -152,8 +185,16 @@ def to_inspect(
 
     The result is made by a real `@scorer` factory, registered under `name`
     (default: the scorer's name), so logs show that name and record the
-    scorer's options as its arguments. Per sample, the scorer is awaited
-    (`acall`, so async scorers run concurrently across samples) on:
+    scorer's options as its arguments. Inspect's registry keeps the last
+    factory registered under a name, and eval-retry and `inspect score`
+    call it with the options in the log: a built-in scorer (`exact()`, the
+    `detect_*` scorers) is then made again with those options; any other
+    scorer given options other than its own is a ValueError naming it (give
+    different scorers different names). Per sample, the scorer is run (an
+    async scorer or a built-in awaited on Inspect's loop, so async scorers
+    run concurrently across samples; any other sync scorer in a worker
+    thread, so one that blocks does not stall the eval: it must be
+    thread-safe) on:
 
     - item: `item(state)`, default the sample's input text (`state.input_text`);
     - output: `output(state)`, default `state.output.completion`;
@@ -193,17 +234,24 @@ def to_inspect(
         metrics = [accuracy(), stderr()]
     elif isinstance(metrics, (str, bytes)) or not isinstance(metrics, (Sequence, Mapping)):
         raise TypeError(f"to_inspect({scorer.name}): metrics must be a list or dict of metrics; got {metrics!r:.80}")
-    score = score_fn(
-        scorer,
-        name,
-        _check_reader(scorer.name, "item", item, _input_text),
-        _check_reader(scorer.name, "output", output, _completion),
-        on_error,
-    )
+    read_item = _check_reader(scorer.name, "item", item, _input_text)
+    read_output = _check_reader(scorer.name, "output", output, _completion)
+    score = score_fn(scorer, name, read_item, read_output, on_error)
 
     @inspect_scorer(metrics=metrics, name=name)
     def factory(**options: Any) -> Scorer:
-        # the options only reach the log (as the scorer's arguments); the scorer is already made
-        return score
+        # Called here with the scorer's own options, which the log records as its arguments. Inspect calls
+        # it again by name, with the options in a log (eval-retry, `inspect score`); the registry maps a
+        # name to the last factory registered under it, which may have been made for other options.
+        if options == scorer.options:
+            return score
+        if not _is_builtin(scorer):
+            raise ValueError(
+                f"to_inspect({scorer.name}): cannot make the scorer {scorer.name!r} again with the options "
+                f"{options!r:.200}: only a built-in scorer can be made from its options. The scorer registered "
+                f"as {name!r} is the last one given that name; give different scorers different names "
+                "(to_inspect(scorer, name=...))"
+            )
+        return score_fn(BUILTINS[scorer.name](**options), name, read_item, read_output, on_error)
 
     return factory(**scorer.options)
