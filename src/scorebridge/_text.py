@@ -40,6 +40,7 @@ class Rejected(NamedTuple):
     failure_kind: FailureKind
     explanation: str
     outcome: str | None = None
+    reported: bool = False  # the output said so itself (a failure_kind element, `ok` false), not its text
 
     def record(self, scorer: str, unlabelled: bool) -> Score:
         """The recorded Score of this rejection."""
@@ -138,11 +139,12 @@ def presort(scorer: str, output: Any, answers: tuple[str, ...]) -> str | Rejecte
                 raise ScorerContractError(
                     f"{scorer}: the output's failure_kind {kind!r:.80} is not one of {FAILURE_KINDS}"
                 )
-            return Rejected(kind, f"the output reported {kind}")
+            return Rejected(kind, f"the output reported {kind}", reported=True)
         ok = _element(output, "ok")
         if is_bool(ok) and not ok:
             error = _element(output, "error")
-            return Rejected("error", f"the output is an error: {error}" if error else "the output is an error")
+            explanation = f"the output is an error: {error}" if error else "the output is an error"
+            return Rejected("error", explanation, reported=True)
         answer = _element(output, "answer")
         if answer is None:
             answer = _element(output, "text")

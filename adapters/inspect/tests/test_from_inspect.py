@@ -284,7 +284,14 @@ def test_not_in_document_output_is_judged_by_the_inspect_scorer() -> None:
 
 @pytest.mark.parametrize(
     ("output", "kind"),
-    [({"failure_kind": "refusal", "text": "Paris"}, "refusal"), (SimpleNamespace(ok=False, error="timeout"), "error")],
+    [
+        ({"failure_kind": "refusal", "text": "Paris"}, "refusal"),
+        (SimpleNamespace(ok=False, error="timeout"), "error"),
+        # a reported parse_failure or not_in_document was once handed to the scorer as ""
+        ({"failure_kind": "parse_failure"}, "parse_failure"),
+        ({"failure_kind": "not_in_document", "text": "Paris"}, "not_in_document"),
+    ],
+    ids=["refusal", "ok-false", "parse-failure", "not-in-document"],
 )
 def test_output_reporting_its_own_failure_is_not_sent_to_the_scorer(output: Any, kind: str) -> None:
     seen: list[tuple[TaskState, Target]] = []

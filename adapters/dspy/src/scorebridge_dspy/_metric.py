@@ -35,7 +35,6 @@ _ITEM_FIELD: Final = "question"
 _REASONING: Final = "reasoning"  # the field dspy.ChainOfThought adds before a signature's outputs
 _DSPY: Final = "dspy_"  # the prefix of DSPy's own fields in an Example, which Example.keys() hides
 _NOT_OUTPUTS: Final = frozenset({_REASONING})
-_TEXT_KINDS: Final = frozenset({"parse_failure", "not_in_document"})  # read from the text: the metric judges it
 
 Example = dspy.Example
 Prediction = dspy.Prediction
@@ -271,8 +270,9 @@ class MetricCall(_Shared):
             return self.metric.score(example, pred)
         if not isinstance(output, (str, Prediction)):
             rejected = presort(self.name, output, ())
-            if type(rejected) is Rejected and (rejected.failure_kind not in _TEXT_KINDS or _reports_failure(output)):
-                # seed 000's pre-sorting: the output says it failed, so the metric is not asked
+            if type(rejected) is Rejected and rejected.reported:
+                # seed 000's pre-sorting: the output says it failed, so the metric is not asked (what its
+                # text shows, no text or NOT_IN_DOCUMENT, is the metric's to judge)
                 return rejected.record(self.name, label_is_missing(label))
         outcome = _outcome(pred.get(self.output_field))
         if label_is_missing(label):  # not scored, so the metric (perhaps an LM judge) is not called
@@ -322,15 +322,6 @@ class MetricCall(_Shared):
         message = f"{type(exc).__name__}: {exc}"
         metadata = {"error": type(exc).__name__, "metric": self.metric_name}
         return recorded(self.name, False, outcome, "error", None, f"the DSPy metric failed: {message}", metadata)
-
-
-def _reports_failure(output: Any) -> bool:
-    # An output with a failure_kind element (mapping key or attribute; NA is no failure), as presort reads it.
-    try:
-        kind = output.get("failure_kind") if isinstance(output, Mapping) else getattr(output, "failure_kind", None)
-    except Exception:  # a hostile or broken object reports nothing
-        return False
-    return kind is not None and not is_missing(kind)
 
 
 def _outcome(answer: Any) -> str | None:

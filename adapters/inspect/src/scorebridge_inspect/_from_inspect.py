@@ -33,7 +33,6 @@ from ._reasons import FAILURE_KIND, INSPECT_REASON, kept_reason, kind_for
 __all__ = ["from_inspect"]
 
 _NO_MODEL: Final = "none/none"  # Inspect's own name for "no model"
-_TEXT_KINDS: Final = frozenset({"parse_failure", "not_in_document"})  # outputs the Inspect scorer judges itself
 _ids = itertools.count(1)  # sample and message ids, unique in the process
 
 
@@ -79,7 +78,7 @@ def _completion(name: str, output: Any) -> str | ModelOutput | Rejected:
     if type(output) is str or isinstance(output, ModelOutput):
         return output
     text = presort(name, output, ())
-    if type(text) is Rejected and text.failure_kind in _TEXT_KINDS:
+    if type(text) is Rejected and not text.reported:
         return text.outcome or ""  # no text, or the NOT_IN_DOCUMENT sentinel: the Inspect scorer judges it
     return text
 
