@@ -18,7 +18,7 @@ from typing import Any, Final
 from ._record import recorded
 from ._score import Score, ScorerContractError
 from ._scorer import Scorer, _is_async, _run_sync, builtin
-from ._text import Rejected, _element, accepted_answers, presort
+from ._text import Rejected, _element, accepted_answers, fold, presort
 from ._values import is_missing, is_number, plain_digits
 
 __all__ = [
@@ -134,7 +134,7 @@ def _last_capture(reply: str, pattern: re.Pattern[str]) -> str | None:
 
 
 def _grade_of(capture: str) -> str | None:
-    return _GRADES.get(" ".join(capture.split()).casefold())
+    return _GRADES.get(fold(capture))
 
 
 def read_grade(reply: str, pattern: re.Pattern[str] | None = None) -> str | None:
