@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pickle
 import typing
+from types import MappingProxyType
 
 import pytest
 
@@ -28,6 +29,20 @@ def test_score_metadata_is_read_only() -> None:
     score = sb.Score(True, "x", metadata={"k": 1})
     with pytest.raises(TypeError):
         score.metadata["k"] = 2  # type: ignore[index]
+
+
+def test_score_keeps_its_metadata_when_the_callers_dict_changes() -> None:
+    held = {"k": 1}
+    score = sb.Score(True, "x", metadata=held)
+    held["k"] = 2
+    assert dict(score.metadata) == {"k": 1}
+
+
+def test_score_keeps_its_metadata_when_a_read_only_view_given_to_it_changes() -> None:
+    held = {"k": 1}
+    score = sb.Score(True, "x", metadata=MappingProxyType(held))
+    held["k"] = 2
+    assert dict(score.metadata) == {"k": 1}
 
 
 def test_value_defaults_from_correct() -> None:

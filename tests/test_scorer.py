@@ -112,6 +112,35 @@ def test_score_many_runs_async_scorers_concurrently_up_to_the_bound() -> None:
     assert peak == 4
 
 
+def test_score_many_keeps_the_order_of_the_rows_whatever_order_they_finish_in() -> None:
+    async def later_for_earlier(item: Any, output: int, label: Any) -> bool:
+        await asyncio.sleep(0.001 * (10 - output))
+        return output % 2 == 0
+
+    scores = sb.scorer(later_for_earlier).score_many(None, range(10), range(10), concurrency=5)
+    assert [s.correct for s in scores] == [n % 2 == 0 for n in range(10)]
+
+
+def test_scoring_many_stops_once_a_row_raises() -> None:
+    # a failed batch must not go on calling the scorer (an LM judge, say) in the background
+    started: list[int] = []
+
+    async def fails_on_the_third(item: Any, output: int, label: Any) -> bool:
+        started.append(output)
+        await asyncio.sleep(0.01)
+        if output == 2:
+            raise RuntimeError("judge down")
+        return True
+
+    async def batch_then_wait() -> None:
+        with pytest.raises(RuntimeError, match="judge down"):
+            await sb.scorer(fails_on_the_third).ascore_many(None, range(20), range(20), concurrency=4)
+        await asyncio.sleep(0.1)  # the loop runs on: a row left scoring would go on to the next ones
+
+    asyncio.run(batch_then_wait())
+    assert len(started) < 20
+
+
 def test_ascore_many_is_the_async_twin() -> None:
     scores = asyncio.run(sb.scorer(asame).ascore_many(None, ["a", "b"], ["a", "a"]))
     assert [s.correct for s in scores] == [True, False]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
+from types import MappingProxyType
 from typing import Any, Final, NamedTuple
 
 from ._detect_text import (
@@ -79,7 +80,7 @@ class _Target(NamedTuple):
     numeric: bool  # True when it starts or ends with a number: it must not match inside a longer one
     hit: str  # the explanation of a match
     miss: str  # the explanation of a miss, when it is the only accepted answer
-    metadata: Mapping[str, Any]  # the metadata of a match
+    metadata: Mapping[str, Any]  # the metadata of a match, read-only: every Score of a match shares it
 
 
 def _targets(
@@ -99,7 +100,8 @@ def _targets(
         # the other targets its cost)
         numeric = shape[0].isdecimal() or shape[-1].isdecimal() or shape[1:2].isdecimal()
         shown = _short(shape)
-        return _Target(shape, kept, numeric, f"{verb} {shown}", f"{negated} {shown}", {**metadata, "matched": shape})
+        matched = MappingProxyType({**metadata, "matched": shape})
+        return _Target(shape, kept, numeric, f"{verb} {shown}", f"{negated} {shown}", matched)
 
     return target
 
@@ -164,7 +166,7 @@ def _at_begin(text: str, target: _Target) -> bool:
 
 def _anywhere(text: str, target: _Target) -> bool:
     form = target.form
-    return form in text and (not target.numeric or find_clear(text, form) >= 0)
+    return form in text and (not target.numeric or text == form or find_clear(text, form) >= 0)
 
 
 def _whole(text: str, target: _Target) -> bool:
@@ -197,10 +199,15 @@ def _comparer(
     """
     test, loose, verb, negated = place
     target_of = _targets(form, verb, negated, metadata)
-    missed = {**metadata, "matched": None}
+    missed = MappingProxyType({**metadata, "matched": None})
 
     def compare(text: str, answers: tuple[str, ...]) -> Score:
         seen, kept = read(text)
+        if len(answers) == 1:  # the common case, without the loops
+            only = target_of(answers[0])
+            if test(kept if only.kept else seen, only):
+                return recorded(name, True, kept if only.kept else seen, None, None, only.hit, only.metadata)
+            return recorded(name, False, seen, None, None, _missed(seen, [only], loose, verb, negated), missed)
         if not answers:
             return recorded(name, None, seen, None, None, _NO_LABEL, None, True)
         target = _first_hit(target_of, answers, test, seen, kept)

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Final, Literal, final
 
-__all__ = ["FAILURE_KINDS", "FailureKind", "Grade", "Score", "ScorerContractError", "make_score"]
+__all__ = ["FAILURE_KINDS", "FailureKind", "Grade", "Score", "ScorerContractError", "make_score", "metadata_dict"]
 
 FailureKind = Literal["parse_failure", "refusal", "not_in_document", "wrong", "budget_stop", "error"]
 """Why a wrong output was wrong. Seed 000 names these six and no others."""
@@ -57,16 +57,36 @@ def make_score(
     explanation: str | None,
     metadata: Mapping[str, Any] | None,
 ) -> Score:
-    """Build a Score without checks; `value` must already be set (None only when unscored)."""
+    """Build a Score without checks; `value` must already be set (None only when unscored).
+
+    `metadata` is copied, but for a read-only view (`MappingProxyType`), which
+    is kept as it is: scorebridge makes those over dicts nobody else holds (a
+    Score's own metadata, a scorer's fixed metadata). A view from a caller is
+    copied before it gets here (`Score()`, `record`).
+    """
     s = _Slots()
     s.correct = correct
     s.outcome = outcome
     s.failure_kind = failure_kind
     s.value = value
     s.explanation = explanation
-    s.metadata = MappingProxyType(dict(metadata)) if metadata else EMPTY
+    if not metadata:
+        s.metadata = EMPTY
+    elif type(metadata) is MappingProxyType:
+        s.metadata = metadata
+    else:  # a copy: the Score must not change when the caller's dict does (dict.copy is the fast one)
+        s.metadata = MappingProxyType(metadata.copy() if type(metadata) is dict else dict(metadata))
     s.__class__ = Score
     return s  # type: ignore[return-value]
+
+
+def metadata_dict(score: Score) -> dict[str, Any]:
+    """A new dict of the Score's metadata.
+
+    `make_score` keeps metadata as a read-only view of a dict of the Score's
+    own, and that view's `copy()` is several times faster than `dict(view)`.
+    """
+    return score.metadata.copy()  # type: ignore[attr-defined, no-any-return]
 
 
 @final
@@ -102,6 +122,8 @@ class Score(_Slots):
     ) -> Score:
         if value is None and correct is not None:
             value = 1.0 if correct else 0.0
+        if type(metadata) is MappingProxyType:  # a view of the caller's dict, which may still change
+            metadata = dict(metadata)
         return make_score(correct, outcome, failure_kind, value, explanation, metadata)
 
     def __setattr__(self, name: str, value: object) -> None:

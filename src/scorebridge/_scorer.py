@@ -148,7 +148,8 @@ class Scorer:
         """Score a batch: one Score per output, in order.
 
         `items` may be None (no items). With an async `fn`, up to `concurrency`
-        outputs are scored at once, in one event loop.
+        outputs are scored at once, in one event loop; when one raises, the
+        exception propagates and the rows still being scored are cancelled.
         """
         rows = self._rows(items, outputs, labels, concurrency)
         if self.is_async:
@@ -185,15 +186,26 @@ class Scorer:
         return list(zip(its, outs, labs, strict=True))
 
     async def _gather(self, rows: list[tuple[Any, Any, Any]], concurrency: int) -> list[Score]:
+        # `concurrency` workers take the rows in turn: no task, and no wait at a semaphore, per row. When
+        # one row raises, the other workers are cancelled, so nothing goes on scoring after the error.
         import asyncio
 
-        gate = asyncio.Semaphore(concurrency)
+        scores: list[Any] = [None] * len(rows)
+        todo = iter(enumerate(rows))
 
-        async def one(row: tuple[Any, Any, Any]) -> Score:
-            async with gate:
-                return await self.acall(*row)
+        async def worker() -> None:
+            for i, row in todo:
+                scores[i] = await self.acall(*row)
 
-        return list(await asyncio.gather(*(one(row) for row in rows)))
+        workers = [asyncio.ensure_future(worker()) for _ in range(min(concurrency, len(rows)))]
+        try:
+            await asyncio.gather(*workers)
+        except BaseException:
+            for task in workers:
+                task.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+            raise
+        return scores
 
 
 def builtin(name: str, fn: ScorerFn, options: Mapping[str, Any]) -> Scorer:

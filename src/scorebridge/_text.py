@@ -47,6 +47,9 @@ class Rejected(NamedTuple):
         return recorded(scorer, False, self.outcome, self.failure_kind, None, self.explanation, None, unlabelled)
 
 
+_EMPTY: Final = Rejected("parse_failure", "the output is empty")
+
+
 def keep(text: str) -> str:
     """The text as it is: the normalisation of a scorer told not to normalise."""
     return text
@@ -93,7 +96,7 @@ def _element(output: Any, key: str) -> Any:
 def _as_text(x: Any) -> str | Rejected:
     if type(x) is str or isinstance(x, str):
         if not x or x.isspace():
-            return Rejected("parse_failure", "the output is empty")
+            return _EMPTY
         return str(x)
     if is_missing(x):
         return Rejected("parse_failure", "there is no output")
@@ -124,7 +127,7 @@ def presort(scorer: str, output: Any, answers: tuple[str, ...]) -> str | Rejecte
     """
     if type(output) is str:
         if not output or output.isspace():
-            return Rejected("parse_failure", "the output is empty")
+            return _EMPTY
         text: str | Rejected = output
     elif is_missing(output) or is_bool(output) or isinstance(output, (str, bytes, bytearray)):
         text = _as_text(output)

@@ -14,13 +14,12 @@ from inspect_ai.solver import TaskState
 
 import scorebridge as sb
 from scorebridge._builtins import BUILTINS
-from scorebridge._model_graded import GRADER_FAILED
 from scorebridge._record import recorded
 from scorebridge._values import label_is_missing
 
-from ._reasons import FAILURE_KIND, INSPECT_REASON, reason_for
+from ._score import inspect_score
 
-__all__ = ["OnError", "ScoringError", "StateReader", "inspect_score", "score_fn", "to_inspect"]
+__all__ = ["OnError", "ScoringError", "StateReader", "score_fn", "to_inspect"]
 
 OnError = Literal["raise", "record"]
 """What an exception inside the scorer becomes: a sample error ("raise") or an "error" Score ("record")."""
@@ -55,56 +54,14 @@ def _completion(state: TaskState) -> str:
 
 def _label(target: Target) -> str | list[str] | None:
     # Inspect's "no target" is "" (Sample's default): the scorer gets None, as from plain code
-    answers = [answer for answer in target.target if answer and not answer.isspace()]
+    answers = target.target
+    if len(answers) == 1:  # the common case, without building a list
+        answer = answers[0]
+        return answer if answer and not answer.isspace() else None
+    answers = [answer for answer in answers if answer and not answer.isspace()]
     if len(answers) == 1:
         return answers[0]
     return answers or None
-
-
-def _budget_stopped(state: TaskState) -> bool:
-    choices = state.output.choices
-    return bool(choices) and choices[0].stop_reason in _BUDGET_STOPS
-
-
-def _value(score: sb.Score) -> str | float:
-    # the letter when it is worth the same number, else the number itself
-    value = score.value
-    if value == 1.0 and score.correct:
-        return "C"
-    if value == 0.0 and not score.correct:
-        return "I"
-    if value == 0.5:
-        return "P"
-    return value  # type: ignore[return-value]  # None only when unscored, handled by the caller
-
-
-def inspect_score(score: sb.Score) -> Score:
-    """The Inspect AI Score of a scorebridge Score.
-
-    value "C"/"I"/"P" when the letter is worth the Score's value (1, 0, 0.5),
-    else the number; an unscored Score is `Score.unscored()` (NaN, out of the
-    metrics). answer = outcome; explanation as is; reason from the failure
-    kind (`_reasons`); metadata = the Score's metadata with "failure_kind"
-    (None when correct) added.
-    """
-    kind = score.failure_kind
-    if score.metadata:
-        metadata = dict(score.metadata)
-        reason = reason_for(kind, metadata.pop(INSPECT_REASON, None))
-    else:  # the common case, and dict() of an empty read-only mapping is not free
-        metadata, reason = {}, reason_for(kind)
-    metadata[FAILURE_KIND] = kind
-    if score.correct is None:
-        if reason is None and GRADER_FAILED in metadata:  # scorebridge's model-graded scorers
-            reason = "grader_failed"
-        return Score.unscored(reason=reason, answer=score.outcome, explanation=score.explanation, metadata=metadata)
-    return Score(
-        value=_value(score),
-        answer=score.outcome,
-        explanation=score.explanation,
-        reason=reason,
-        metadata=metadata,
-    )
 
 
 @functools.cache
@@ -132,20 +89,31 @@ def score_fn(
 ) -> Scorer:
     """The async `(state, target) -> Score` function that runs `scorer` inside Inspect AI.
 
-    An async scorer, or a built-in of `BUILTINS`, is awaited on Inspect's event
-    loop (`acall`). Any other sync scorer (your own, `from_dspy`, a model-graded
-    scorer with a sync grader) may block, on an LM judge say, and inline it
-    would stall every sample: it runs in a worker thread (anyio's, as Inspect
-    runs its own blocking work, on either of Inspect's async backends), with
-    the context variables of the sample.
+    A built-in of `BUILTINS` (sync, and fast) is called inline, and its Inspect
+    Score is built without validation (`inspect_score(trusted=True)`); the
+    default item, the input text, is not read for it: the built-ins compare the
+    output with the label and never read the item.
+    An async scorer is awaited on Inspect's event loop (`acall`). Any other sync
+    scorer (your own, `from_dspy`, a model-graded scorer with a sync grader) may
+    block, on an LM judge say, and inline it would stall every sample: it runs
+    in a worker thread (anyio's, as Inspect runs its own blocking work, on
+    either of Inspect's async backends), with the context variables of the sample.
     """
-    acall = scorer.acall
-    in_thread = not scorer.is_async and not _is_builtin(scorer)
+    inline = _is_builtin(scorer) and not scorer.is_async
+    in_thread = not scorer.is_async and not inline
+    fn, acall = scorer.fn, scorer.acall
+    default_item, default_output = item is _input_text, output is _completion
 
     async def score(state: TaskState, target: Target) -> Score:
         label = _label(target)
         try:
-            if in_thread:
+            if inline:
+                result = fn(
+                    None if default_item else item(state),
+                    state.output.completion if default_output else output(state),
+                    label,
+                )
+            elif in_thread:
                 result = await anyio.to_thread.run_sync(scorer, item(state), output(state), label)
             else:
                 result = await acall(item(state), output(state), label)
@@ -155,11 +123,16 @@ def score_fn(
                 raise ScoringError(f"scorer {name!r} raised {raised}") from exc
             unlabelled = label_is_missing(label)
             result = recorded(scorer.name, False, None, "error", None, f"the scorer raised {raised}", None, unlabelled)
-        if result.correct is False and result.failure_kind in _REPLACED_BY_BUDGET_STOP and _budget_stopped(state):
+        if (
+            result.correct is False
+            and result.failure_kind in _REPLACED_BY_BUDGET_STOP
+            and (choices := state.output.choices)
+            and choices[0].stop_reason in _BUDGET_STOPS
+        ):
             result = recorded(
                 scorer.name, False, result.outcome, "budget_stop", result.value, result.explanation, result.metadata
             )
-        return inspect_score(result)
+        return inspect_score(result, inline)
 
     return score
 
