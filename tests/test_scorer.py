@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -139,6 +140,60 @@ def test_scoring_many_stops_once_a_row_raises() -> None:
 
     asyncio.run(batch_then_wait())
     assert len(started) < 20
+
+
+def test_scoring_many_stops_once_a_row_raises_when_the_scorer_never_waits() -> None:
+    # a scorer that never suspends (a sync judge through ascore_many) must not run every row before the error
+    started: list[int] = []
+
+    def fails_on_the_third(item: Any, output: int, label: Any) -> bool:
+        started.append(output)
+        if output == 2:
+            raise RuntimeError("judge down")
+        return True
+
+    with pytest.raises(RuntimeError, match="judge down"):
+        asyncio.run(sb.scorer(fails_on_the_third).ascore_many(None, range(20), range(20), concurrency=4))
+    assert len(started) < 20
+
+
+def test_each_row_sees_the_callers_context_not_what_another_row_set() -> None:
+    # as asyncio.gather gives each coroutine a copy: a span a tracer sets in one row must not leak into the next
+    current: contextvars.ContextVar[int | None] = contextvars.ContextVar("current", default=None)
+    seen: list[int | None] = []
+
+    async def traced(item: Any, output: int, label: Any) -> bool:
+        seen.append(current.get())
+        current.set(output)
+        await asyncio.sleep(0)
+        return True
+
+    sb.scorer(traced).score_many(None, range(8), range(8), concurrency=2)
+    assert seen == [None] * 8
+
+
+async def interrupted(item: Any, output: int, label: Any) -> bool:
+    """Ctrl-C in the third row."""
+    await asyncio.sleep(0)
+    if output == 2:
+        raise KeyboardInterrupt
+    return True
+
+
+def test_keyboard_interrupt_in_a_row_leaves_the_next_batch_unharmed() -> None:
+    with pytest.raises(KeyboardInterrupt):
+        sb.scorer(interrupted).score_many(None, range(8), range(8), concurrency=2)
+    assert [s.correct for s in sb.scorer(asame).score_many(None, ["a"], ["a"])] == [True]
+
+
+def test_keyboard_interrupt_in_a_row_inside_a_running_loop_is_carried_back() -> None:
+    # in a running loop the batch runs on a helper thread's loop; an interrupt must not kill that loop
+    async def in_a_notebook() -> list[bool | None]:
+        with pytest.raises(KeyboardInterrupt):
+            sb.scorer(interrupted).score_many(None, range(8), range(8), concurrency=2)
+        return [s.correct for s in sb.scorer(asame).score_many(None, ["a"], ["a"])]
+
+    assert asyncio.run(asyncio.wait_for(in_a_notebook(), timeout=10)) == [True]
 
 
 def test_ascore_many_is_the_async_twin() -> None:

@@ -91,12 +91,8 @@ def record(name: str, raw: Any, unlabelled: bool) -> Score:
             raise ScorerContractError(f"{name}: outcome must be a string or None; got {type(outcome).__name__}")
     if explanation is not None and not isinstance(explanation, str):
         raise ScorerContractError(f"{name}: explanation must be a string or None; got {type(explanation).__name__}")
-    if metadata is not None:
-        if not isinstance(metadata, Mapping):
-            raise ScorerContractError(f"{name}: metadata must be a mapping or None; got {type(metadata).__name__}")
-        key = next((k for k in metadata if not isinstance(k, str)), None)  # Inspect AI's Score, JSON logs need str
-        if key is not None:
-            raise ScorerContractError(f"{name}: metadata keys must be strings; got {type(key).__name__} {key!r:.80}")
+    if metadata is not None and not isinstance(metadata, Mapping):
+        raise ScorerContractError(f"{name}: metadata must be a mapping or None; got {type(metadata).__name__}")
     return recorded(name, correct, outcome, kind, value, explanation, metadata, unlabelled)
 
 

@@ -148,8 +148,9 @@ class Scorer:
         """Score a batch: one Score per output, in order.
 
         `items` may be None (no items). With an async `fn`, up to `concurrency`
-        outputs are scored at once, in one event loop; when one raises, the
-        exception propagates and the rows still being scored are cancelled.
+        outputs are scored at once, in one event loop, each in a copy of the
+        context; once one raises, no other starts, and the exception propagates
+        when the ones already running have finished.
         """
         rows = self._rows(items, outputs, labels, concurrency)
         if self.is_async:
@@ -186,30 +187,42 @@ class Scorer:
         return list(zip(its, outs, labs, strict=True))
 
     async def _gather(self, rows: list[tuple[Any, Any, Any]], concurrency: int) -> list[Score]:
-        # `concurrency` workers take the rows in turn: no task, and no wait at a semaphore, per row. When
-        # one row raises, the other workers are cancelled, so nothing goes on scoring after the error.
+        # `concurrency` workers take the rows in turn, each row in a task of its own (so in a fresh copy of the
+        # context, as `asyncio.gather` gives), without a wait at a semaphore per row. Once a row raises, no
+        # row starts; the rows already running finish, then the first exception propagates, from here: one
+        # raised in a row's task (KeyboardInterrupt) would stop the event loop with the other rows pending.
         import asyncio
 
         scores: list[Any] = [None] * len(rows)
         todo = iter(enumerate(rows))
+        raised: list[BaseException] = []
+
+        async def one(i: int, row: tuple[Any, Any, Any]) -> None:
+            try:
+                scores[i] = await self.acall(*row)
+            except asyncio.CancelledError:
+                raise
+            except BaseException as exc:  # re-raised below, once every row has stopped
+                raised.append(exc)
 
         async def worker() -> None:
             for i, row in todo:
-                scores[i] = await self.acall(*row)
+                if raised:
+                    return
+                await asyncio.ensure_future(one(i, row))
 
-        workers = [asyncio.ensure_future(worker()) for _ in range(min(concurrency, len(rows)))]
-        try:
-            await asyncio.gather(*workers)
-        except BaseException:
-            for task in workers:
-                task.cancel()
-            await asyncio.gather(*workers, return_exceptions=True)
-            raise
+        await asyncio.gather(*(worker() for _ in range(min(concurrency, len(rows)))))
+        if raised:
+            raise raised[0]
         return scores
 
 
 def builtin(name: str, fn: ScorerFn, options: Mapping[str, Any]) -> Scorer:
-    """A built-in scorer: its `fn` returns Scores already recorded (through `recorded`)."""
+    """A built-in scorer: its `fn` returns Scores already recorded (through `recorded`).
+
+    Its exceptions pass unchanged: one that wraps code of another (`from_dspy`,
+    `from_inspect`) names that code in a note itself.
+    """
     made = Scorer(name, fn, options)
     object.__setattr__(made, "_recorded", True)
     return made

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 import math
 from collections.abc import Callable
 
@@ -21,7 +22,7 @@ from inspect_ai.solver import TaskState
 
 import scorebridge as sb
 from scorebridge._builtins import BUILTINS
-from scorebridge_inspect import ScoringError, to_inspect
+from scorebridge_inspect import to_inspect
 from scorebridge_inspect._score import FAST_BUILD
 
 _WORDS = ["Paris", "paris", " PARIS. ", "Lyon", "42", "-5", "1,000", "ANSWER: B", "NOT_IN_DOCUMENT", "."]
@@ -41,10 +42,14 @@ def _plain_builtins() -> dict[str, sb.Scorer]:
 BUILT_INS = _plain_builtins()
 
 
-def validated(score: Score) -> Score:
-    """The Score that Inspect's validating constructor makes of the same fields."""
-    fields = ("value", "answer", "explanation", "reason", "metadata")
-    return Score(**{field: getattr(score, field) for field in fields})
+def as_ones_own(scorer: sb.Scorer) -> sb.Scorer:
+    """The same scorer, wrapped as a scorer of one's own: to_inspect validates its Scores."""
+    return sb.scorer(lambda item, output, label: scorer(item, output, label), name=scorer.name)
+
+
+def fields(score: Score) -> dict[str, tuple[type, str]]:
+    """Every field of an Inspect Score, as its type and its JSON: what Inspect and its logs see."""
+    return {name: (type(value), json.dumps(value, default=str)) for name, value in score.__dict__.items()}
 
 
 def test_fast_build_is_in_use_with_the_supported_inspect_ai() -> None:
@@ -56,14 +61,15 @@ def test_fast_build_is_in_use_with_the_supported_inspect_ai() -> None:
 @pytest.mark.parametrize("name", sorted(BUILT_INS))
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(completion=texts, target=targets)
-def test_builtin_score_is_the_score_validation_builds(
+def test_builtin_score_is_the_validated_score_of_the_same_scorer_wrapped(
     make_state: Callable[..., TaskState], name: str, completion: str, target: str | list[str]
 ) -> None:
-    score = asyncio.run(to_inspect(BUILT_INS[name])(make_state(completion), Target(target)))
-    want = validated(score)
-    assert type(score) is Score
-    assert score.model_dump_json() == want.model_dump_json()
-    assert score.model_fields_set == want.model_fields_set
+    fast = asyncio.run(to_inspect(BUILT_INS[name])(make_state(completion), Target(target)))
+    validated = asyncio.run(to_inspect(as_ones_own(BUILT_INS[name]))(make_state(completion), Target(target)))
+    assert type(fast) is type(validated) is Score
+    assert fields(fast) == fields(validated)
+    assert fast.model_fields_set == validated.model_fields_set
+    assert fast.model_dump_json() == validated.model_dump_json()
 
 
 def test_unscored_builtin_score_is_nan_as_score_unscored_makes_it(make_state: Callable[..., TaskState]) -> None:
@@ -81,18 +87,23 @@ def test_builtin_scores_share_nothing_mutable(make_state: Callable[..., TaskStat
     assert (second.history, second.metadata) == ([], {"failure_kind": None})
 
 
-def test_builtin_score_is_assignable_as_a_validated_one_is(make_state: Callable[..., TaskState]) -> None:
-    score = asyncio.run(to_inspect(sb.exact())(make_state("Lyon"), Target("Paris")))
-    score.value = "C"
-    score.explanation = "edited"
-    assert (score.value, score.explanation) == ("C", "edited")
-    assert score.model_fields_set == validated(score).model_fields_set
+def test_builtin_score_is_edited_as_a_validated_one_is(make_state: Callable[..., TaskState]) -> None:
+    scores = [
+        asyncio.run(to_inspect(scorer)(make_state("Lyon"), Target("Paris")))
+        for scorer in (sb.exact(), as_ones_own(sb.exact()))
+    ]
+    for score in scores:
+        score.value = "C"
+        score.explanation = "edited"
+    fast, validated = scores
+    assert (fast.value, fast.explanation) == ("C", "edited")
+    assert fast.model_dump_json() == validated.model_dump_json()
+    assert fast.model_fields_set == validated.model_fields_set
 
 
-def test_scorer_of_ones_own_with_a_metadata_key_that_is_not_a_string_names_the_scorer(
-    make_state: Callable[..., TaskState],
-) -> None:
-    # Inspect's Score takes string keys only: the scorer is named, not a pydantic ValidationError from inside Inspect
-    odd = sb.scorer(lambda item, output, label: {"correct": True, "metadata": {1: "x"}}, name="odd")
-    with pytest.raises(ScoringError, match=r"scorer 'odd' raised ScorerContractError.*metadata keys must be strings"):
-        asyncio.run(to_inspect(odd)(make_state("x"), Target("x")))
+def test_metadata_key_that_is_not_a_string_is_written_as_one(make_state: Callable[..., TaskState]) -> None:
+    # Inspect's Score takes string keys only (a pydantic ValidationError from inside Inspect, else); JSON writes
+    # other keys as strings, and so does to_inspect
+    odd = sb.scorer(lambda item, output, label: {"correct": True, "metadata": {1: "x", "k": 2}}, name="odd")
+    score = asyncio.run(to_inspect(odd)(make_state("x"), Target("x")))
+    assert score.metadata == {"1": "x", "k": 2, "failure_kind": None}

@@ -25,6 +25,8 @@ from inspect_ai.util import registry_info
 
 import scorebridge as sb
 from scorebridge import FAILURE_KINDS, FailureKind, ScorerContractError, grade_value
+from scorebridge._record import recorded
+from scorebridge._scorer import _with_scorer_note, builtin
 from scorebridge._text import Rejected, accepted_answers, presort
 from scorebridge._values import is_number
 
@@ -138,13 +140,19 @@ def _is_numeric(value: Any) -> bool:
     return False
 
 
-def _read_score(name: str, result: Score | None, threshold: float) -> sb.Score:
-    """A scorebridge Score from what the Inspect scorer returned (before the recording rules)."""
+def _read_score(name: str, result: Score | None, threshold: float, unlabelled: bool) -> sb.Score:
+    """The recorded scorebridge Score of what the Inspect scorer returned.
+
+    The recording rules apply (`recorded`); the checks of `record` are not needed but
+    for a finite value: Inspect's Score has validated answer, explanation and metadata.
+    """
     if result is None:
-        return sb.Score(None, explanation="the Inspect scorer gave no Score")
+        return recorded(name, None, None, None, None, "the Inspect scorer gave no Score", None, unlabelled)
     if not isinstance(result, Score):
         raise ScorerContractError(f"{name}: the Inspect scorer returned {type(result).__name__}, not a Score")
     value = _number(result.value)
+    if value is not None and not math.isfinite(value):
+        raise ScorerContractError(f"{name}: value must be a finite number; got {result.value!r:.80}")
     metadata = dict(result.metadata) if result.metadata else {}
     kind: FailureKind | None
     if FAILURE_KIND in metadata and (metadata[FAILURE_KIND] is None or metadata[FAILURE_KIND] in FAILURE_KINDS):
@@ -165,7 +173,7 @@ def _read_score(name: str, result: Score | None, threshold: float) -> sb.Score:
     reason = kept_reason(result.reason, kind)
     if reason is not None:
         metadata[INSPECT_REASON] = reason
-    return sb.Score(correct, result.answer, kind, value, result.explanation, metadata)
+    return recorded(name, correct, result.answer, kind, value, result.explanation, metadata, unlabelled)
 
 
 def from_inspect(
@@ -255,17 +263,18 @@ def from_inspect(
         if isinstance(completion, Rejected):
             return completion.record(name, not answers)
         state = _state(name, model_name, item, completion, answers)
-        if model is None:
+        token = None if model is None else active_model_context_var.set(model)
+        try:
             result = await inspect_scorer(state, state.target)
-        else:
-            token = active_model_context_var.set(model)
-            try:
-                result = await inspect_scorer(state, state.target)
-            finally:
+        except Exception as exc:
+            _with_scorer_note(exc, name)
+            raise
+        finally:
+            if token is not None:
                 active_model_context_var.reset(token)
-        return _read_score(name, result, threshold)
+        return _read_score(name, result, threshold, not answers)
 
     options: dict[str, Any] = {"threshold": threshold}
     if model is not None:
         options["model"] = str(model_name)
-    return sb.Scorer(name, score_in_inspect, options)
+    return builtin(name, score_in_inspect, options)  # its Scores are recorded: `_read_score`
