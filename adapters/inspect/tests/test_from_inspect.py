@@ -426,6 +426,12 @@ def test_scorer_returning_something_else_than_a_score_names_it() -> None:
         from_inspect(plain)("q", "x", "x")
 
 
+def test_infinite_value_is_a_contract_error_naming_the_scorer() -> None:
+    # Inspect's Score takes any float; a scorebridge value is finite (seed 000), never a silent inf in the mean
+    with pytest.raises(sb.ScorerContractError, match="value must be a finite number; got inf"):
+        from_inspect(returning(value=float("inf")))("q", "x", "x")
+
+
 def test_exception_in_the_inspect_scorer_propagates_naming_the_scorer() -> None:
     async def broken(state: TaskState, target: Target) -> Score:
         raise RuntimeError("boom")
