@@ -10,7 +10,8 @@ instance's fields directly, in a fraction of the time. Any other scorer's Score
 is validated as usual.
 
 The fast build is used only when, at import, it makes exactly the Score that
-validation makes (same fields, same fields-set, nothing extra); if a newer
+validation makes (same fields of the same types, same fields-set, same JSON,
+nothing extra); if a newer
 Inspect AI or pydantic changes the Score, the validating constructor is used.
 `FAST_BUILD` says which one is in use.
 """
@@ -148,9 +149,11 @@ def inspect_score(score: sb.Score, trusted: bool = False) -> Score:
     metrics). answer = outcome; explanation as is; reason from the failure
     kind (`_reasons`); metadata = the Score's metadata with "failure_kind"
     (None when correct) added, a key that is not a string written as one
-    (Inspect takes string keys only; JSON writes them so). `trusted`: the Score comes from a built-in
-    scorer, so its fields are valid by construction and the Inspect Score is
-    built without validation (when `FAST_BUILD`).
+    (Inspect takes string keys only; JSON writes them so).
+
+    `trusted`: the Score comes from a built-in scorer, so its fields are valid
+    by construction and the Inspect Score is built without validation (when
+    `FAST_BUILD`).
     """
     kind = score.failure_kind
     metadata = metadata_dict(score) if trusted else _string_keys(metadata_dict(score))

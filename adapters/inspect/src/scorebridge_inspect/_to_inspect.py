@@ -93,6 +93,7 @@ def score_fn(
     Score is built without validation (`inspect_score(trusted=True)`); the
     default item, the input text, is not read for it: the built-ins compare the
     output with the label and never read the item.
+
     An async scorer is awaited on Inspect's event loop (`acall`). Any other sync
     scorer (your own, `from_dspy`, a model-graded scorer with a sync grader) may
     block, on an LM judge say, and inline it would stall every sample: it runs
