@@ -43,14 +43,19 @@ def _run_sync(aw: Awaitable[Any]) -> Any:
     return run_sync(aw)
 
 
-def _with_scorer_note(exc: BaseException, name: str) -> None:
-    note = f"raised inside the scorer {name!r}"
+def add_note(exc: BaseException, note: str) -> None:
+    """`exc.add_note(note)` (Python >= 3.11) on Python 3.10 too, once, and never failing."""
     notes = getattr(exc, "__notes__", None)
     if notes is None:
-        with contextlib.suppress(AttributeError):
-            exc.__notes__ = [note]  # type: ignore[attr-defined]  # add_note() on Python >= 3.11
+        with contextlib.suppress(AttributeError):  # an exception type that refuses attributes
+            exc.__notes__ = [note]  # type: ignore[attr-defined]
     elif note not in notes:
         notes.append(note)
+
+
+def with_scorer_note(exc: BaseException, name: str) -> None:
+    """Name the scorer `name` in a note on `exc`, an exception raised inside it."""
+    add_note(exc, f"raised inside the scorer {name!r}")
 
 
 class Scorer:
@@ -116,7 +121,7 @@ class Scorer:
         except ScorerContractError:
             raise
         except Exception as exc:
-            _with_scorer_note(exc, self.name)
+            with_scorer_note(exc, self.name)
             raise
         return record(self.name, raw, unlabelled)
 
@@ -133,7 +138,7 @@ class Scorer:
         except ScorerContractError:
             raise
         except Exception as exc:
-            _with_scorer_note(exc, self.name)
+            with_scorer_note(exc, self.name)
             raise
         return record(self.name, raw, unlabelled)
 

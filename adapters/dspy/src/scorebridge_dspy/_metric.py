@@ -7,7 +7,6 @@ keep no state between calls, so DSPy may call them from many threads at once.
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ import dspy
 
 from scorebridge import Score, Scorer, ScorerContractError
 from scorebridge._record import recorded
+from scorebridge._scorer import add_note
 from scorebridge._sync import run_sync
 from scorebridge._text import Rejected, presort
 from scorebridge._values import is_bool, is_missing, is_number, label_is_missing, plain_digits
@@ -220,14 +220,6 @@ def _metric_value(name: str, metric: str, raw: Any) -> tuple[float, str | None, 
     return value, feedback or None, extra
 
 
-def _add_note(exc: BaseException, note: str) -> None:
-    # BaseException.add_note() is Python >= 3.11; __notes__ is what it sets.
-    notes = getattr(exc, "__notes__", [])
-    if note not in notes:
-        with contextlib.suppress(AttributeError):  # an exception type that refuses attributes
-            exc.__notes__ = [*notes, note]  # type: ignore[attr-defined]
-
-
 @final
 @dataclass(frozen=True, eq=False, repr=False)
 class MetricCall(_Shared):
@@ -283,7 +275,7 @@ class MetricCall(_Shared):
                 raw = run_sync(raw)
         except Exception as exc:
             if not self.record_errors:
-                _add_note(exc, self._note)
+                add_note(exc, self._note)
                 raise
             return self._error(exc, outcome)
         try:

@@ -26,7 +26,7 @@ from inspect_ai.util import registry_info
 import scorebridge as sb
 from scorebridge import FAILURE_KINDS, FailureKind, ScorerContractError, grade_value
 from scorebridge._record import recorded
-from scorebridge._scorer import _with_scorer_note, builtin
+from scorebridge._scorer import builtin, with_scorer_note
 from scorebridge._text import Rejected, accepted_answers, presort
 from scorebridge._values import is_number
 
@@ -267,7 +267,7 @@ def from_inspect(
         try:
             result = await inspect_scorer(state, state.target)
         except Exception as exc:
-            _with_scorer_note(exc, name)
+            with_scorer_note(exc, name)
             raise
         finally:
             if token is not None:
