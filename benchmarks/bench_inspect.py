@@ -37,7 +37,7 @@ from inspect_ai.scorer import Scorer, Target, includes, match  # noqa: E402
 from inspect_ai.solver import TaskState, generate  # noqa: E402
 
 import scorebridge as sb  # noqa: E402
-from scorebridge._builtins import BUILTINS  # noqa: E402
+from scorebridge.kit import BUILTINS  # noqa: E402
 from scorebridge_inspect import from_inspect, to_inspect  # noqa: E402
 
 REPLIES = ["Paris", "The capital is Paris.", "paris", "Lyon", "", "NOT_IN_DOCUMENT", "42", "I think it is 7"]

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 import scorebridge as sb
-from scorebridge import _benchmark
-from scorebridge._benchmark import FIELDS
+from scorebridge._runner import run as _benchmark
+from scorebridge._runner.records import FIELDS
 
 ITEMS = ["a", "b", "c"]
 LABELS = ["A", "B", "C"]
@@ -183,7 +183,7 @@ def test_bad_arguments_raise_one_clear_error(kwargs: dict[str, Any], error: type
 def test_no_items_gives_an_empty_result() -> None:
     result = sb.benchmark({"x": upper}, [], [])
     assert len(result) == 0
-    assert result.summary()["x"].runs == 0
+    assert result.summary()["x"].rows == 0
 
 
 def test_sync_arms_at_concurrency_one_run_in_the_calling_thread() -> None:
@@ -350,7 +350,7 @@ def test_summary_counts_accuracy_interval_failure_kinds_and_unscored() -> None:
 
     labels: list[str | None] = ["yes"] * 10 + [None]
     summary = sb.benchmark({"arm": arm}, list(range(11)), labels).summary()["arm"]
-    assert (summary.runs, summary.scored, summary.correct, summary.unscored) == (11, 10, 8, 1)
+    assert (summary.rows, summary.scored, summary.correct, summary.unscored) == (11, 10, 8, 1)
     assert summary.accuracy == 0.8
     assert summary.interval == pytest.approx((0.4902, 0.9433), abs=5e-5)
     assert (summary.failure_kinds["error"], summary.failure_kinds["wrong"], summary.failure_kinds["refusal"]) == (
@@ -363,7 +363,7 @@ def test_summary_counts_accuracy_interval_failure_kinds_and_unscored() -> None:
 def test_summary_prints_an_aligned_table() -> None:
     result = _result_for({"good": [True] * 8 + [False] * 2, "bad": [True] * 3 + [False] * 7})
     lines = str(result.summary()).splitlines()
-    assert lines[0].split() == ["arm", "runs", "scored", "correct", "accuracy", "95%", "CI", "wrong", "unscored"]
+    assert lines[0].split() == ["arm", "rows", "scored", "correct", "accuracy", "95%", "CI", "wrong", "unscored"]
     assert lines[2].split() == ["good", "10", "10", "8", "0.800", "[0.490,", "0.943]", "2", "0"]
     assert lines[3].startswith("bad ")
     assert len({len(line) for line in lines}) == 1
@@ -375,11 +375,10 @@ def test_summary_of_an_arm_with_nothing_scored_shows_dashes() -> None:
     assert str(summary).splitlines()[2].split()[4:6] == ["-", "-"]
 
 
-def test_summary_shows_mean_value_with_partial_credit() -> None:
+def test_summary_accuracy_averages_partial_credit_as_inspect_and_dspy_do() -> None:
     half = sb.scorer(lambda item, output, label: {"correct": True, "value": 0.5}, name="half")
     summary = sb.benchmark({"x": upper}, ITEMS, LABELS, scorer=half).summary()
-    assert summary["x"].mean_value == 0.5
-    assert "mean value" in str(summary)
+    assert (summary["x"].accuracy, summary["x"].correct) == (0.5, 3)
 
 
 def test_summary_of_an_unknown_arm_is_a_key_error_naming_the_arms() -> None:

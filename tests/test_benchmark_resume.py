@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import scorebridge as sb
-from scorebridge._sync import run_sync
+from scorebridge.kit import run_sync
 
 N = 12
 ITEMS = [f"q{i}" for i in range(N)]

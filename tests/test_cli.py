@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 import scorebridge as sb
-from scorebridge import _builtins
-from scorebridge._cli import _option, _value, main
-from scorebridge._files import RowError, read_rows
+from scorebridge._cli.main import _option, _value, main
+from scorebridge._scorers import builtins as _builtins
+from scorebridge.kit import RowError, read_rows
 
 ROWS: list[dict[str, Any]] = [
     {"item": "Capital of France?", "output": "Paris", "label": "paris"},
@@ -288,7 +288,8 @@ def test_read_rows_gives_line_numbers_and_skips_blank_jsonl_lines(tmp_path: Path
 def test_read_rows_reads_csv_values_as_text_with_the_line_of_each_row(tmp_path: Path) -> None:
     data = tmp_path / "o.csv"
     data.write_text('a,b\n1,"two\nlines"\n\n3,\n', encoding="utf-8")
-    assert list(read_rows(data)) == [(3, {"a": "1", "b": "two\nlines"}), (5, {"a": "3", "b": ""})]
+    # a row is named by its first line: a quoted field may span lines
+    assert list(read_rows(data)) == [(2, {"a": "1", "b": "two\nlines"}), (5, {"a": "3", "b": ""})]
 
 
 def test_read_rows_allows_a_byte_order_mark(tmp_path: Path) -> None:
@@ -307,7 +308,7 @@ def test_read_rows_refuses_text_that_is_not_utf8(tmp_path: Path) -> None:
 def test_read_rows_refuses_a_repeated_csv_column(tmp_path: Path) -> None:
     data = tmp_path / "o.csv"
     data.write_text("output,output\na,b\n", encoding="utf-8")
-    with pytest.raises(RowError, match=r"o.csv:1: the header repeats a column name"):
+    with pytest.raises(RowError, match=r"o.csv:1: the header row is not usable: the column 'output' appears twice"):
         list(read_rows(data))
 
 

@@ -8,7 +8,8 @@ import pytest
 
 pytest.importorskip("inspect_ai")  # the demo runs every harness; Inspect AI needs Python >= 3.11
 
-from scorebridge import _cli, _demo
+from scorebridge._cli import demo as _demo
+from scorebridge._cli import main as _cli
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pytest
 
 import scorebridge as sb
-from scorebridge._builtins import BUILTINS
+from scorebridge.kit import BUILTINS
 
 
 @dataclass(frozen=True)

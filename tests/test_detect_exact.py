@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import scorebridge as sb
-from scorebridge._detect_text import drop_punctuation
+from scorebridge._scorers.detect_rules import drop_punctuation
 
 exact = sb.detect_exact()
 
@@ -136,6 +136,6 @@ def test_punctuation_is_vitals_punct_class_on_ascii() -> None:
     # vitals' [[:punct:]] on ASCII is exactly string.punctuation, "_" included (r_packages.md §1.10).
     import string
 
-    from scorebridge._detect_text import is_punctuation
+    from scorebridge._scorers.detect_rules import is_punctuation
 
     assert "".join(c for c in map(chr, range(128)) if is_punctuation(c)) == string.punctuation

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import scorebridge as sb
-from scorebridge._model_graded import read_grade
+from scorebridge._scorers.grades import read_grade
 from scorebridge.testing import FakeGrader
 
 QUESTION = "What is the capital of France?"
@@ -107,7 +107,7 @@ class Example:
 @pytest.mark.parametrize(
     ("item", "question"),
     [
-        ({"question": "Q1", "input": "no"}, "Q1"),
+        ({"question": "Q", "input": "Q1"}, "Q1"),  # one reader for every scorer: input before question
         ({"input": "Q2"}, "Q2"),
         (Example("Q3"), "Q3"),
         ({"prompt": "Q4"}, "Q4"),  # a mapping with one text field
@@ -160,13 +160,18 @@ def test_item_whose_question_raises_is_a_contract_error_naming_the_scorer() -> N
         ("grade: c", "C"),
         ("Grade:I", "I"),
         ("GRADE: C\n\nThank you for the task.", "C"),  # trailing text allowed
-        ("GRADE: C. That is final.", "C"),
+        ("GRADE: C.", "C"),
+        ("GRADE: C. That is final.", None),  # a grade followed by prose is no verdict
         ("GRADE: **I**", "I"),
         ("GRADE: Correct", "C"),
         ("GRADE: incorrect", "I"),
-        ("GRADE: Partially correct", "P"),
+        ("GRADE: partial", "P"),
+        ("GRADE: pass", "C"),  # the grade words are the protocol's: grade_value's
+        ("GRADE: Partially correct", None),
+        ("GRADE: I think it is correct", None),  # a lying grader: "I" then prose
         ("First GRADE: I, on reflection GRADE: C", "C"),  # the last one wins
-        ("GRADE: C\nGRADE: I", "I"),
+        ("GRADE: C\nGRADE: I", None),  # two verdicts that disagree are no single clear grade
+        ("GRADE: C\n**GRADE: C**", "C"),
         ("Reply with GRADE: $LETTER.\nGRADE: C", "C"),
         ("It looks right to me.", None),
         ("GRADE: X", None),
@@ -209,8 +214,27 @@ def test_lower_case_grade_counts() -> None:
     assert graded("grade: c").correct is True
 
 
-def test_several_grade_lines_last_one_counts() -> None:
-    assert graded("GRADE: C\nOn second thought:\nGRADE: I").grade == "I"
+def test_two_verdicts_that_disagree_leave_the_output_unscored() -> None:
+    # A grader that says C and then I has not graded: counting either would charge the output for it.
+    score = graded("GRADE: C\nOn second thought:\nGRADE: I")
+    assert (score.grade, score.metadata["grader_failed"]) == ("N", "the reply gives more than one grade: C, I")
+
+
+def test_the_same_verdict_twice_is_one_clear_grade() -> None:
+    assert graded("GRADE: I\nTo be clear:\nGRADE: I").grade == "I"
+
+
+def test_an_echo_of_the_prompt_is_the_graders_failure_not_a_wrong_answer() -> None:
+    # A grader that repeats the prompt graded nothing; before, its echo was read as "I" (wrong) 20 times of 20.
+    grader = FakeGrader(lambda prompt: prompt)
+    score = sb.model_graded_qa(grader)(QUESTION, "Paris\nGRADE: I", "Paris")
+    assert (score.grade, score.metadata["grader_failed"]) == ("N", "the reply repeats the prompt's instructions")
+
+
+def test_a_grade_followed_by_prose_is_the_graders_failure() -> None:
+    score = graded("GRADE: I think it is correct")
+    assert (score.grade, score.failure_kind) == ("N", None)
+    assert score.metadata["grader_failed"].startswith("no verdict line")
 
 
 def test_reply_is_the_explanation_and_outcome_is_the_answer() -> None:
@@ -263,7 +287,9 @@ def test_partial_grade_is_incorrect_without_partial_credit() -> None:
 def test_reply_with_no_grade_is_unscored_and_says_the_grader_failed() -> None:
     score = graded("I am not sure what you mean.")
     assert (score.correct, score.value, score.grade, score.failure_kind) == (None, None, "N", None)
-    assert score.metadata["grader_failed"] == "no GRADE in the reply"
+    assert score.metadata["grader_failed"] == (
+        "no verdict line (GRADE: C, P or I, alone at the end of its line) in the reply"
+    )
     assert score.explanation == "I am not sure what you mean."
 
 

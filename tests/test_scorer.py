@@ -32,7 +32,7 @@ def test_lambda_scorer_needs_a_name() -> None:
 
 
 def test_scorer_fn_must_be_callable() -> None:
-    with pytest.raises(TypeError, match="fn must be callable"):
+    with pytest.raises(TypeError, match="fn must be a function of"):
         sb.scorer("same", "same")  # type: ignore[arg-type]
 
 

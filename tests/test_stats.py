@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scorebridge._stats import mcnemar_exact, wilson_interval
+from scorebridge._runner.stats import mcnemar_exact, wilson_interval
 
 
 def test_wilson_interval_of_8_of_10_is_the_textbook_value() -> None:

@@ -1,22 +1,27 @@
 """scorebridge: write a scorer once, run it in every eval harness.
 
-The hub: the scorer protocol (`Score`, `Scorer`, `scorer`), seed 000's recording
-rules, seed 004's grade mapping and the built-in scorers. It imports no harness;
-the adapters `scorebridge_inspect`, `scorebridge_dspy` and `pytest_scorebridge`
-are the spokes.
+The hub: the scorer protocol (`Score`, `Scorer`, `scorer`), the recording rules,
+the grade mapping, the built-in scorers, the benchmark runner and the one
+summary. It imports no harness; the adapters `scorebridge_inspect`,
+`scorebridge_dspy`, `pytest_scorebridge` (and `scorebridge_ray`) are the spokes,
+built on the adapter kit, `scorebridge.kit`.
 """
 
 from typing import TYPE_CHECKING, Any
 
-from ._detect import detect_answer, detect_exact, detect_includes, detect_match, detect_pattern
-from ._exact import exact
-from ._grade import grade_value
-from ._model_graded import model_graded_fact, model_graded_qa
-from ._score import FAILURE_KINDS, FailureKind, Score, ScorerContractError
-from ._scorer import Scorer, scorer
+from ._protocol.grade import grade_value
+from ._protocol.score import FAILURE_KINDS, FailureKind, Score, ScorerContractError
+from ._protocol.scorer import Scorer, scorer
+from ._runner.summary import Summaries, Summary
+from ._scorers.detect import detect_exact, detect_includes, detect_match
+from ._scorers.exact import exact
+from ._scorers.model_graded import model_graded_fact, model_graded_qa
+from ._scorers.pattern import detect_answer, detect_pattern
 
 if TYPE_CHECKING:
-    from ._benchmark import BenchmarkResult, BudgetExceeded, abenchmark, benchmark
+    from ._runner.records import BudgetExceeded
+    from ._runner.result import BenchmarkResult
+    from ._runner.run import abenchmark, benchmark
 
 __all__ = [
     "FAILURE_KINDS",
@@ -26,6 +31,8 @@ __all__ = [
     "Score",
     "Scorer",
     "ScorerContractError",
+    "Summaries",
+    "Summary",
     "abenchmark",
     "benchmark",
     "detect_answer",
@@ -40,18 +47,30 @@ __all__ = [
     "scorer",
 ]
 
-__version__ = "0.1.0"
-
-_LAZY = frozenset({"BenchmarkResult", "BudgetExceeded", "abenchmark", "benchmark"})
+_LAZY = {
+    "BenchmarkResult": "._runner.result",
+    "BudgetExceeded": "._runner.records",
+    "abenchmark": "._runner.run",
+    "benchmark": "._runner.run",
+}
 
 
 def __getattr__(name: str) -> Any:
-    # The benchmark runner needs asyncio, which costs more start-up time than the
-    # whole protocol: it is imported on first use.
-    if name in _LAZY:
-        from . import _benchmark
+    # The benchmark runner needs asyncio, which costs more start-up time than the whole
+    # protocol, and the version needs importlib.metadata: both are read on first use.
+    if name == "__version__":
+        from importlib.metadata import version
 
-        value = getattr(_benchmark, name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        return version("scorebridge")
+    home = _LAZY.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(home, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__, "__version__"])

@@ -219,7 +219,7 @@ def test_string_item_is_the_input_and_output_the_completion() -> None:
         (SimpleNamespace(question="attr q"), "attr q"),
         ({"other": 1}, ""),
         (None, ""),
-        (7, ""),
+        (7, "7"),  # the one item reader (scorebridge.kit.item_text): a number in plain digits
     ],
 )
 def test_input_text_of_an_item(item: Any, text: str) -> None:

@@ -19,7 +19,7 @@ from inspect_ai.scorer import Target, match
 from inspect_ai.solver import TaskState, generate
 from inspect_ai.util import registry_create, registry_info
 
-from scorebridge._builtins import BUILTINS
+from scorebridge.kit import BUILTINS
 
 
 def test_entry_point_is_named_scorebridge() -> None:

@@ -22,7 +22,7 @@ from inspect_ai.scorer import Score, Scorer, Target, answer, exact, f1, includes
 from inspect_ai.solver import TaskState
 
 import scorebridge as sb
-from scorebridge._builtins import BUILTINS
+from scorebridge.kit import BUILTINS
 from scorebridge_inspect import from_inspect, to_inspect
 
 _FIELDS = ("correct", "value", "failure_kind", "outcome", "explanation", "metadata")

@@ -21,7 +21,7 @@ from inspect_ai.scorer import Score, ScoreEdit, Target
 from inspect_ai.solver import TaskState
 
 import scorebridge as sb
-from scorebridge._builtins import BUILTINS
+from scorebridge.kit import BUILTINS
 from scorebridge_inspect import to_inspect
 from scorebridge_inspect._score import FAST_BUILD
 

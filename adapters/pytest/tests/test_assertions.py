@@ -176,12 +176,13 @@ def test_an_output_whose_repr_raises_still_gives_the_message() -> None:
 # --- assert_accuracy --------------------------------------------------------
 
 
-def test_accuracy_counts_correct_verdicts_not_partial_values() -> None:
-    # review: say how partial credit counts. Inspect's accuracy() and DSPy's Evaluate average the value (two
-    # halves give 0.5); here accuracy is correct / scored, so partial credit that is not correct counts 0
+def test_accuracy_averages_partial_credit_as_inspect_and_dspy_do() -> None:
+    # One number everywhere: Inspect's accuracy() and DSPy's Evaluate average the value, so two halves are 0.5
+    # here too (it was correct / scored, 0.0, a number no other harness gave).
     half = sb.scorer(lambda item, output, label: {"correct": False, "value": 0.5}, name="half")
-    message = _fails(assert_accuracy, half, ["a", "b"], ["a", "b"], at_least=0.5)
-    assert message.startswith("half: accuracy 0.000 (0 of 2 scored correct)")
+    assert len(assert_accuracy(half, ["a", "b"], ["a", "b"], at_least=0.5)) == 2
+    message = _fails(assert_accuracy, half, ["a", "b"], ["a", "b"], at_least=0.6)
+    assert message.startswith("half: accuracy 0.500 (0 of 2 scored correct)")
 
 
 def test_accuracy_at_the_bar_passes_and_returns_every_score() -> None:

@@ -57,15 +57,15 @@ def test_a_quoted_csv_field_may_span_lines(tmp_path: Path) -> None:
             "c.jsonl",
             3,
             '{"q": 1}\n\n{"q" 2}\n',  # not a trailing comma: Python 3.13 words that one otherwise
-            "not valid JSON: Expecting ':' delimiter (column 6)",
+            "not valid JSON (Expecting ':' delimiter at column 6)",
         ),
-        ("c.jsonl", 2, '{"q": 1}\n[1, 2]\n', "a case must be a JSON object; got list"),
-        ("c.jsonl", 1, '"just a string"\n', "a case must be a JSON object; got str"),
+        ("c.jsonl", 2, '{"q": 1}\n[1, 2]\n', "expected a JSON object, got a JSON list"),
+        ("c.jsonl", 1, '"just a string"\n', "expected a JSON object, got a JSON str"),
         ("c.jsonl", 2, '{"id": "a"}\n{"id": ["a"]}\n', "the id must be a string or a number; got list"),
         ("c.jsonl", 4, '{"id": "a"}\n{"id": "b"}\n\n{"id": "a"}\n', "the id 'a' is already used on line 1"),
         # A CSV row is named by the line it starts on: a quoted field may span lines.
-        ("c.csv", 5, 'q,label\na,b\n"x\ny",z\nc,d,e\n', "3 fields where the header has 2"),
-        ("c.csv", 3, 'q,label\na,b\n"unclosed,c\nd,e\n', "not valid CSV: unexpected end of data"),
+        ("c.csv", 5, 'q,label\na,b\n"x\ny",z\nc,d,e\n', "3 fields, but the header has 2"),
+        ("c.csv", 3, 'q,label\na,b\n"unclosed,c\nd,e\n', "not valid CSV (unexpected end of data)"),
         ("c.csv", 1, "q,,label\na,b,c\n", "the header row is not usable: column 2 has no name"),
         ("c.csv", 1, "q,label,q\na,b,c\n", "the header row is not usable: the column 'q' appears twice"),
     ],
@@ -82,9 +82,9 @@ def test_bytes_that_are_not_utf8_name_their_line(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "text", "problem"),
     [
-        ("c.jsonl", "\n\n", "the case file holds no case"),
-        ("c.csv", "q,label\n", "the case file holds no case"),
-        ("c.json", "[]", "not a case file: the name must end in .jsonl, .ndjson or .csv"),
+        ("c.jsonl", "\n\n", "holds no rows"),
+        ("c.csv", "q,label\n", "holds no rows"),
+        ("c.json", "[]", "unknown format; the file name must end in .jsonl, .ndjson or .csv"),
     ],
 )
 def test_a_file_with_no_case_or_of_another_type_is_refused(tmp_path: Path, name: str, text: str, problem: str) -> None:
@@ -92,4 +92,4 @@ def test_a_file_with_no_case_or_of_another_type_is_refused(tmp_path: Path, name:
 
 
 def test_a_missing_file_is_named(tmp_path: Path) -> None:
-    assert _error(tmp_path / "gone.jsonl") == "gone.jsonl: no such case file"
+    assert _error(tmp_path / "gone.jsonl") == "gone.jsonl: cannot be read: No such file or directory"

@@ -185,18 +185,18 @@ def test_other():
 
 def test_a_bad_jsonl_row_is_a_collection_error_naming_the_file_and_line(pytester: pytest.Pytester) -> None:
     out = _collection_error(pytester, "cases.jsonl", '{"q": 1}\n{"q": 2\n', '"cases.jsonl"')
-    assert "cases.jsonl:2: not valid JSON: Expecting ',' delimiter (column 8)" in out
+    assert "cases.jsonl:2: not valid JSON (Expecting ',' delimiter at column 8)" in out
     assert "(the case file of @pytest.mark.scorebridge_cases on test_golden)" in out
 
 
 def test_a_csv_row_with_the_wrong_number_of_fields_is_a_collection_error(pytester: pytest.Pytester) -> None:
     out = _collection_error(pytester, "cases.csv", "q,label\na,b\nc,d,e\n", '"cases.csv"')
-    assert "cases.csv:3: 3 fields where the header has 2" in out
+    assert "cases.csv:3: 3 fields, but the header has 2" in out
 
 
 def test_a_missing_case_file_is_a_collection_error(pytester: pytest.Pytester) -> None:
     out = _collection_error(pytester, "other.jsonl", '{"q": 1}\n', '"missing.jsonl"')
-    assert "missing.jsonl: no such case file" in out
+    assert "missing.jsonl: cannot be read: No such file or directory" in out
 
 
 def test_a_marker_without_a_path_is_a_collection_error(pytester: pytest.Pytester) -> None:
@@ -237,10 +237,13 @@ def test_the_fixture_records_without_failing_and_the_summary_counts_per_scorer(p
     pytester.makepyfile(RECORDING)
     result = pytester.runpytest()
     result.assert_outcomes(passed=1, failed=1)
+    # The one summary (scorebridge.Summary): the unlabelled Score is counted once, as unscored.
     assert _summary(result) == [
-        "scorer  scored  correct  accuracy  unscored  parse_failure  wrong",
-        "exact        3        0      0.0%         1              1      2",
-        "within       1        1    100.0%         0              0      0",
+        "5 scores recorded in 2 tests (each assertion or record counts once)",
+        "scorer  rows  scored  correct  accuracy          95% CI  parse_failure  wrong  unscored",
+        "------  ----  ------  -------  --------  --------------  -------------  -----  --------",
+        "exact      4       3        0     0.000  [0.000, 0.561]              1      2         1",
+        "within     1       1        1     1.000  [0.207, 1.000]              0      0         0",
     ]
 
 

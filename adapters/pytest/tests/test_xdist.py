@@ -32,8 +32,10 @@ def test_the_summary_and_report_merge_the_scores_of_both_workers(pytester: pytes
     result.stdout.fnmatch_lines(
         [
             "*= scorebridge =*",
-            "scorer  scored  correct  accuracy  unscored  wrong",
-            "same        12        9     75.0%         0      3",
+            "12 scores recorded in 12 tests (each assertion or record counts once)",
+            "scorer  rows  scored  correct  accuracy          95% CI  wrong  unscored",
+            "*",
+            "same      12      12        9     0.750  [0.468, 0.911]      3         0",
             "report: *scores.jsonl (12 scores)",
         ]
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from scorebridge._values import is_number
+from scorebridge.kit import is_number
 
 __all__ = ["field_name", "finite_number", "threshold_value"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from scorebridge import Score
-from scorebridge._values import is_number, plain_digits
+from scorebridge.kit import is_number, plain_digits
 
 __all__ = ["feedback_text"]
 

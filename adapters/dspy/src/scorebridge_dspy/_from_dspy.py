@@ -6,7 +6,6 @@ from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 from scorebridge import Scorer
-from scorebridge._scorer import builtin
 
 from ._checks import field_name, threshold_value
 from ._metric import MetricCall
@@ -95,4 +94,4 @@ def from_dspy(
         "threshold": threshold,
         "on_error": on_error,
     }
-    return builtin(name, call, options)
+    return Scorer(name, call, options, recorded=True)

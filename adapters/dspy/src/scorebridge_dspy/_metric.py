@@ -15,11 +15,18 @@ from typing import Any, Final, final
 import dspy
 
 from scorebridge import Score, Scorer, ScorerContractError
-from scorebridge._record import recorded
-from scorebridge._scorer import add_note
-from scorebridge._sync import run_sync
-from scorebridge._text import Rejected, presort
-from scorebridge._values import is_bool, is_missing, is_number, label_is_missing, plain_digits
+from scorebridge.kit import (
+    Rejected,
+    add_note,
+    is_bool,
+    is_missing,
+    is_number,
+    label_is_missing,
+    plain_digits,
+    presort,
+    recorded,
+    run_sync,
+)
 
 from ._checks import finite_number
 from ._feedback import feedback_text

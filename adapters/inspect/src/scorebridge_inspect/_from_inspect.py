@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import itertools
 import math
 from collections.abc import Mapping
@@ -25,10 +24,17 @@ from inspect_ai.util import registry_info
 
 import scorebridge as sb
 from scorebridge import FAILURE_KINDS, FailureKind, ScorerContractError, grade_value
-from scorebridge._record import recorded
-from scorebridge._scorer import builtin, with_scorer_note
-from scorebridge._text import Rejected, accepted_answers, presort
-from scorebridge._values import is_number
+from scorebridge.kit import (
+    Rejected,
+    accepted_answers,
+    element,
+    is_async,
+    is_number,
+    item_text,
+    note_scorer,
+    presort,
+    recorded,
+)
 
 from ._reasons import FAILURE_KIND, INSPECT_REASON, kept_reason, kind_for
 
@@ -38,10 +44,6 @@ _NO_MODEL: Final = "none/none"  # Inspect's own name for "no model"
 _ids = itertools.count(1)  # sample and message ids, unique in the process
 
 
-def _is_async(fn: Any) -> bool:
-    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(type(fn).__call__)
-
-
 def _registered_name(fn: Any) -> str | None:
     try:
         return registry_info(fn).name.split("/", 1)[-1]  # "inspect_ai/match" -> "match"
@@ -49,26 +51,10 @@ def _registered_name(fn: Any) -> str | None:
         return None
 
 
-def _element(item: Any, key: str) -> Any:
-    if isinstance(item, Mapping):
-        return item.get(key)
-    return getattr(item, key, None)
-
-
-def _item_text(item: Any) -> str:
-    if isinstance(item, str):
-        return str(item)
-    for key in ("input", "question"):
-        text = _element(item, key)
-        if text is not None:
-            return text if isinstance(text, str) else str(text)
-    return ""
-
-
 def _choices(name: str, item: Any) -> list[str] | None:
     if isinstance(item, str):
         return None
-    choices = _element(item, "choices")
+    choices = element(item, "choices")
     if choices is None:
         return None
     if not isinstance(choices, (list, tuple)) or not all(isinstance(c, str) for c in choices):
@@ -90,7 +76,7 @@ def _state(
 ) -> TaskState:
     """The TaskState Inspect would hand a scorer after generating `completion` for `item`."""
     n = next(_ids)  # ids given, not drawn: a random message id costs more than the scorer itself
-    text = _item_text(item)
+    text = item_text(item) or ""
     if not isinstance(completion, ModelOutput):
         reply = ChatMessageAssistant(
             content=completion, model=str(model), source="generate", id=f"scorebridge-{n}-output"
@@ -234,7 +220,7 @@ def from_inspect(
     if not callable(inspect_scorer):
         raise TypeError(f"from_inspect: expected an Inspect AI scorer; got {type(inspect_scorer).__name__}")
     registered = _registered_name(inspect_scorer)
-    if not _is_async(inspect_scorer):
+    if not is_async(inspect_scorer):
         if registered is not None:
             raise TypeError(f"from_inspect: {registered} is a scorer factory; call it: from_inspect({registered}())")
         raise TypeError("from_inspect: expected an Inspect AI scorer, an async function of (state, target)")
@@ -267,7 +253,7 @@ def from_inspect(
         try:
             result = await inspect_scorer(state, state.target)
         except Exception as exc:
-            with_scorer_note(exc, name)
+            note_scorer(exc, name)
             raise
         finally:
             if token is not None:
@@ -277,4 +263,4 @@ def from_inspect(
     options: dict[str, Any] = {"threshold": threshold}
     if model is not None:
         options["model"] = str(model_name)
-    return builtin(name, score_in_inspect, options)  # its Scores are recorded: `_read_score`
+    return sb.Scorer(name, score_in_inspect, options, recorded=True)  # its Scores are recorded: `_read_score`

@@ -22,7 +22,7 @@ from typing import Any
 from inspect_ai.scorer import Scorer, accuracy, scorer, stderr
 
 import scorebridge as sb
-from scorebridge._builtins import BUILTINS
+from scorebridge.kit import BUILTINS
 
 from ._to_inspect import score_fn
 

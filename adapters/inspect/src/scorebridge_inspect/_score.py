@@ -25,8 +25,7 @@ from inspect_ai.scorer import Score
 from pydantic import BaseModel
 
 import scorebridge as sb
-from scorebridge._model_graded import GRADER_FAILED
-from scorebridge._score import metadata_dict
+from scorebridge.kit import GRADER_FAILED, metadata_dict
 
 from ._reasons import FAILURE_KIND, INSPECT_REASON, reason_for
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping, Sequence
-from inspect import signature
 from typing import Any, Final, Literal
 
 import anyio.to_thread
@@ -13,9 +12,7 @@ from inspect_ai.scorer import scorer as inspect_scorer
 from inspect_ai.solver import TaskState
 
 import scorebridge as sb
-from scorebridge._builtins import BUILTINS
-from scorebridge._record import recorded
-from scorebridge._values import label_is_missing
+from scorebridge.kit import is_builtin, label_is_missing, rebuild, recorded
 
 from ._score import inspect_score
 
@@ -64,22 +61,6 @@ def _label(target: Target) -> str | list[str] | None:
     return answers or None
 
 
-@functools.cache
-def _parameters(factory: Callable[..., sb.Scorer]) -> frozenset[str]:
-    return frozenset(signature(factory).parameters)
-
-
-def _is_builtin(scorer: sb.Scorer) -> bool:
-    """True for a scorer made by the `BUILTINS` factory of its name (`exact()`, the `detect_*` scorers).
-
-    Those are fast and can be made again from their options. Other scorers that
-    record their own Scores (`model_graded_qa` with a grader, `from_dspy`) are
-    not: they may block on a model, and their options are not all plain values.
-    """
-    factory = BUILTINS.get(scorer.name)
-    return factory is not None and scorer._recorded and scorer.options.keys() == _parameters(factory)
-
-
 def score_fn(
     scorer: sb.Scorer,
     name: str,
@@ -89,7 +70,7 @@ def score_fn(
 ) -> Scorer:
     """The async `(state, target) -> Score` function that runs `scorer` inside Inspect AI.
 
-    A built-in of `BUILTINS` (sync, and fast) is called inline, and its Inspect
+    A built-in of `scorebridge.kit.BUILTINS` (sync, and fast) is called inline, and its Inspect
     Score is built without validation (`inspect_score(trusted=True)`); the
     default item, the input text, is not read for it: the built-ins compare the
     output with the label and never read the item.
@@ -100,7 +81,7 @@ def score_fn(
     in a worker thread (anyio's, as Inspect runs its own blocking work, on
     either of Inspect's async backends), with the context variables of the sample.
     """
-    inline = _is_builtin(scorer) and not scorer.is_async
+    inline = is_builtin(scorer) and not scorer.is_async
     in_thread = not scorer.is_async and not inline
     fn, acall = scorer.fn, scorer.acall
     default_item, default_output = item is _input_text, output is _completion
@@ -136,6 +117,14 @@ def score_fn(
         return inspect_score(result, inline)
 
     return score
+
+
+def _home(scorer: sb.Scorer) -> str:
+    fn = scorer.fn
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    module = getattr(fn, "__module__", None)
+    return module if isinstance(module, str) else __name__
 
 
 def _check_reader(scorer: str, arg: str, reader: StateReader | None, default: StateReader) -> StateReader:
@@ -212,20 +201,22 @@ def to_inspect(
     read_output = _check_reader(scorer.name, "output", output, _completion)
     score = score_fn(scorer, name, read_item, read_output, on_error)
 
-    @inspect_scorer(metrics=metrics, name=name)
     def factory(**options: Any) -> Scorer:
         # Called here with the scorer's own options, which the log records as its arguments. Inspect calls
         # it again by name, with the options in a log (eval-retry, `inspect score`); the registry maps a
         # name to the last factory registered under it, which may have been made for other options.
         if options == scorer.options:
             return score
-        if not _is_builtin(scorer):
+        if not is_builtin(scorer):
             raise ValueError(
                 f"to_inspect({scorer.name}): cannot make the scorer {scorer.name!r} again with the options "
                 f"{options!r:.200}: only a built-in scorer can be made from its options. The scorer registered "
                 f"as {name!r} is the last one given that name; give different scorers different names "
                 "(to_inspect(scorer, name=...))"
             )
-        return score_fn(BUILTINS[scorer.name](**options), name, read_item, read_output, on_error)
+        return score_fn(rebuild(scorer.name, options), name, read_item, read_output, on_error)
 
-    return factory(**scorer.options)
+    # Inspect names a scorer after the installed package its factory's module belongs to ("mylib/name"), as
+    # for a scorer written with its own @scorer: the module of the scorer's function, not this adapter's.
+    factory.__module__ = _home(scorer)
+    return inspect_scorer(metrics=metrics, name=name)(factory)(**scorer.options)

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from scorebridge import Score, Scorer
-from scorebridge._values import is_number
+from scorebridge.kit import Summary, is_number
 
 from ._messages import accuracy_message, score_message
 from ._recorder import note, require_scorer
@@ -66,9 +66,8 @@ def _check_many(
 ) -> list[Score]:
     __tracebackhide__ = True
     note(scorer, scores)
-    scored = [s for s in scores if s.correct is not None]
-    correct = sum(1 for s in scored if s.correct)
-    if not scored or correct / len(scored) < at_least:
+    accuracy = Summary.of(scorer.name, scores).accuracy
+    if accuracy is None or accuracy < at_least:
         raise AssertionError(accuracy_message(scorer.name, scores, outputs, labels, at_least))
     return scores
 
@@ -82,11 +81,12 @@ def assert_accuracy(
 ) -> list[Score]:
     """Assert that `scorer` scores at least `at_least` of `outputs` correct; return the Scores.
 
-    Accuracy is correct / scored: unscored outputs (an item with no label, or
-    a scorer that could not tell) are left out of both counts, and reported.
-    When nothing at all is scored the assertion fails. `at_least` is a share
-    from 0 to 1, compared as `correct / scored >= at_least`, so 7 of 10 passes
-    `at_least=0.7`. The scoring is `scorer.score_many` (an async scorer scores
+    Accuracy is counted as everywhere in scorebridge (`scorebridge.Summary`):
+    the mean value of the scored outputs (1 correct, 0 wrong, partial credit
+    its value), so 7 of 10 correct is 0.7. Unscored outputs (an item with no
+    label, or a scorer that could not tell) are left out, and reported. When
+    nothing at all is scored the assertion fails. `at_least` is a share from
+    0 to 1, compared as `accuracy >= at_least`. The scoring is `scorer.score_many` (an async scorer scores
     up to 16 outputs at once).
 
     The failure message gives the accuracy against `at_least`, the unscored

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from scorebridge import FAILURE_KINDS, Score
-from scorebridge._values import label_is_missing
+from scorebridge.kit import Summary, label_is_missing, text_table
 
 from ._state import safe_repr
 
@@ -77,24 +77,18 @@ def score_message(name: str, score: Score, output: Any, label: Any, item: Any) -
     return "\n".join(lines)
 
 
-def _table(rows: Sequence[Sequence[str]]) -> list[str]:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return ["    " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
-
-
 def accuracy_message(
     name: str, scores: Sequence[Score], outputs: Sequence[Any], labels: Sequence[Any], at_least: float
 ) -> str:
     """Why `scores` fail `assert_accuracy`: the accuracy, the counts per failure kind, the wrong ones."""
     wrong = [i for i, s in enumerate(scores) if s.correct is False]
     unscored = [i for i, s in enumerate(scores) if s.correct is None]
-    scored = len(scores) - len(unscored)
-    if not scored:
+    summary = Summary.of(name, scores)
+    if summary.accuracy is None:
         head = f"{name}: nothing was scored ({len(scores)} outputs, {len(unscored)} unscored); at_least={at_least}"
     else:
-        accuracy = (scored - len(wrong)) / scored
         head = (
-            f"{name}: accuracy {accuracy:.3f} ({scored - len(wrong)} of {scored} scored correct) "
+            f"{name}: accuracy {summary.accuracy:.3f} ({summary.correct} of {summary.scored} scored correct) "
             f"is below at_least={at_least}"
         )
     lines = [head]
@@ -116,7 +110,7 @@ def accuracy_message(
             )
             for i in wrong[:ROWS]
         ]
-        lines += _table(table)
+        lines += ["    " + line for line in text_table(table)]
         if len(wrong) > ROWS:
             lines.append(f"    … and {len(wrong) - ROWS} more")
     return "\n".join(lines)

@@ -33,9 +33,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ._grade import grade_value
-from ._score import FAILURE_KINDS, Score
-from ._scorer import Scorer
+from .._protocol.grade import grade_value
+from .._protocol.score import FAILURE_KINDS, Score
+from .._protocol.scorer import Scorer
 
 __all__ = ["CASES", "HARNESSES", "Case", "demo_scorers", "main"]
 
@@ -71,7 +71,7 @@ def demo_scorers() -> dict[str, Scorer]:
     from scorebridge_dspy import from_dspy
     from scorebridge_inspect import from_inspect
 
-    from ._detect import detect_match
+    from .._scorers.detect import detect_match
 
     return {
         "detect_match": detect_match(),
@@ -89,7 +89,7 @@ def _by_python(scorers: Mapping[str, Scorer]) -> Verdicts:
 
 
 def _by_benchmark(scorers: Mapping[str, Scorer]) -> Verdicts:
-    from ._benchmark import benchmark
+    from .._runner.run import benchmark
 
     answers = {c.item: c.output for c in CASES}
     verdicts: Verdicts = {}
@@ -172,7 +172,7 @@ def _by_dspy(scorers: Mapping[str, Scorer]) -> Verdicts:
 _PYTEST_FILE = """\
 import pytest
 from pytest_scorebridge import assert_scored
-from scorebridge._demo import CASES, demo_scorers
+from scorebridge._cli.demo import CASES, demo_scorers
 
 SCORERS = demo_scorers()
 

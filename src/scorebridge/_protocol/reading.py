@@ -1,31 +1,32 @@
-"""Reading outputs and labels as text, and seed 000's pre-sorting of outputs that are not answers.
+"""Reading outputs, labels and items as text, and the pre-sorting of outputs that are not answers.
 
-Every built-in text scorer (`exact`, the `detect_*` family) goes through `presort`
-and `accepted_answers`, so these rules hold in exactly one place.
+Each rule is here once: every built-in scorer and every adapter reads an output
+with `presort` (through `element`), a label with `accepted_answers` and an
+item's text with `item_text` (all in `scorebridge.kit`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, Final, NamedTuple
 
-from ._record import recorded
-from ._score import FAILURE_KINDS, FailureKind, Score, ScorerContractError
-from ._scorer import Scorer, builtin
-from ._values import is_bool, is_missing, is_number, plain_digits
+from .record import recorded
+from .score import FAILURE_KINDS, FailureKind, Score, ScorerContractError
+from .values import is_bool, is_missing, is_number, plain_digits
 
 __all__ = [
-    "Compare",
+    "ITEM_TEXT_FIELDS",
     "Rejected",
     "accepted_answers",
     "collapse",
+    "element",
     "fold",
     "fold_label",
     "is_not_in_document",
+    "item_text",
     "keep",
     "presort",
-    "text_scorer",
 ]
 
 # The sentinel an arm answers when the document does not hold the answer. Any case,
@@ -84,12 +85,17 @@ def is_not_in_document(text: str) -> bool:
     return len(text) < 64 and "ocument" in text.lower() and _NOT_IN_DOCUMENT.fullmatch(text.strip()) is not None
 
 
-def _element(output: Any, key: str) -> Any:
+def element(obj: Any, key: str) -> Any:
+    """`obj`'s element `key`: a mapping's value, else an attribute; None when it has none.
+
+    An object whose lookup raises (a hostile or broken `__getattr__`, a
+    mapping whose `get` fails) has no such element.
+    """
     try:
-        if isinstance(output, Mapping):
-            return output.get(key)
-        return getattr(output, key, None)
-    except Exception:  # a hostile or broken object has no such element
+        if isinstance(obj, Mapping):
+            return obj.get(key)
+        return getattr(obj, key, None)
+    except Exception:
         return None
 
 
@@ -136,21 +142,21 @@ def presort(scorer: str, output: Any, answers: tuple[str, ...]) -> str | Rejecte
     elif isinstance(output, (list, tuple, set, frozenset)):
         text = Rejected("parse_failure", f"the output is a {type(output).__name__}, not text")
     else:
-        kind = _element(output, "failure_kind")
+        kind = element(output, "failure_kind")
         if kind is not None and not is_missing(kind):  # seed 000: NA means the output reports no failure
             if type(kind) is not str or kind not in FAILURE_KINDS:
                 raise ScorerContractError(
                     f"{scorer}: the output's failure_kind {kind!r:.80} is not one of {FAILURE_KINDS}"
                 )
             return Rejected(kind, f"the output reported {kind}", reported=True)
-        ok = _element(output, "ok")
+        ok = element(output, "ok")
         if is_bool(ok) and not ok:
-            error = _element(output, "error")
+            error = element(output, "error")
             explanation = f"the output is an error: {error}" if error else "the output is an error"
             return Rejected("error", explanation, reported=True)
-        answer = _element(output, "answer")
+        answer = element(output, "answer")
         if answer is None:
-            answer = _element(output, "text")
+            answer = element(output, "text")
         if answer is None:
             return Rejected("parse_failure", f"the output is a {type(output).__name__} with no answer or text")
         text = _as_text(answer)
@@ -197,38 +203,38 @@ def accepted_answers(scorer: str, label: Any) -> tuple[str, ...]:
     )
 
 
-Compare = Callable[[str, tuple[str, ...]], Score]
-"""A text scorer's own part: the output's text and the accepted answers (maybe none) to a recorded Score."""
+ITEM_TEXT_FIELDS: Final = ("input", "question")
+"""The elements an item's text is read from, in order: `input` (Inspect AI's Sample, vitals' and dsprrr's
+column), then `question` (DSPy's examples)."""
 
 
-def text_scorer(name: str, compare: Compare, options: Mapping[str, Any]) -> Scorer:
-    """A built-in text scorer: the label is read and the output pre-sorted here, `compare` does the rest.
+def item_text(item: Any) -> str | None:
+    """The text of an item, or None when it has none.
 
-    `exact()` and every `detect_*` scorer are made this way, so they read outputs
-    and labels alike. An output or label whose own methods raise (an `==` that
-    fails, say) is a `ScorerContractError` naming the scorer.
+    The item itself when it is a string; "" for None (or another missing
+    marker); a number in plain digits; else its `input` element, else its
+    `question` element (mapping key or attribute; a string, or a number in
+    plain digits); else, for a mapping (or a `dspy.Example`) with exactly one
+    field, that field when it is text. So `{"question": "Q", "input": "I"}`
+    reads "I" for every scorer and adapter.
     """
-
-    def text_fn(item: Any, output: Any, label: Any) -> Score:
-        if (  # the common case, one string against one string, without the general machinery
-            type(output) is str
-            and type(label) is str
-            and output
-            and label
-            and not output.isspace()
-            and not label.isspace()
-            and (len(output) >= 64 or "ocument" not in output.lower())  # is_not_in_document's cheap half
-        ):
-            return compare(output, (label,))
-        try:
-            answers = accepted_answers(name, label)
-            text = presort(name, output, answers)
-        except ScorerContractError:
-            raise
-        except Exception as exc:
-            raise ScorerContractError(f"{name}: cannot read the output or the label: {exc!r:.200}") from exc
-        if type(text) is Rejected:
-            return text.record(name, not answers)
-        return compare(text, answers)  # type: ignore[arg-type]
-
-    return builtin(name, text_fn, options)
+    if isinstance(item, str):
+        return str(item)
+    if is_missing(item):
+        return ""
+    if is_number(item):
+        return plain_digits(item)
+    for key in ITEM_TEXT_FIELDS:
+        found = element(item, key)
+        if isinstance(found, str):
+            return str(found)
+        if is_number(found) and not is_missing(found):
+            return plain_digits(found)
+    try:  # a mapping, or a dspy.Example, with one text field
+        items = getattr(item, "items", None)
+        values = [v for _, v in items()] if callable(items) else []
+    except Exception:  # a hostile or broken object has no text
+        return None
+    if len(values) == 1 and isinstance(values[0], str):
+        return str(values[0])
+    return None

@@ -1,4 +1,4 @@
-"""`benchmark()`: the plain-Python harness (seed 000's `hr_benchmark`), its records, summary and comparison."""
+"""`benchmark()` and `abenchmark()`: the plain-Python harness (the hr package's `hr_benchmark`)."""
 
 from __future__ import annotations
 
@@ -9,295 +9,27 @@ import os
 import sys
 import time
 import warnings
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
 
-from ._exact import exact
-from ._files import RowError, json_object
-from ._record import recorded
-from ._score import FAILURE_KINDS, FailureKind, Score
-from ._scorer import Scorer, _is_async
-from ._stats import mcnemar_exact, wilson_interval
-from ._sync import run_sync
-from ._values import label_is_missing
+from .._protocol.record import recorded
+from .._protocol.score import FAILURE_KINDS, FailureKind, Score
+from .._protocol.scorer import Scorer, is_async
+from .._protocol.sync import run_sync
+from .._protocol.values import label_is_missing
+from .._scorers.exact import exact
+from .files import RowError, json_object
+from .records import FIELDS, BenchmarkRecord, is_budget_stop
+from .result import BenchmarkResult
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
     from typing import IO
 
-    import pandas
-
-__all__ = [
-    "FIELDS",
-    "ArmSummary",
-    "BenchmarkRecord",
-    "BenchmarkResult",
-    "BudgetExceeded",
-    "Comparison",
-    "Summary",
-    "abenchmark",
-    "benchmark",
-    "is_budget_stop",
-]
-
-FIELDS: Final = ("arm", "item_id", "run", "correct", "value", "outcome", "failure_kind", "seconds", "error")
-"""The fields of a benchmark record, in order (the keys of each JSONL line of `out`)."""
+__all__ = ["abenchmark", "benchmark"]
 
 _PROGRESS_DELAY = 1.0
 """Seconds a run lasts before the default progress bar (`progress=None` on a terminal) appears."""
-
-
-class BudgetExceeded(Exception):
-    """Raise it from an arm when a budget ran out (calls, tokens, cost, time): the run is recorded "budget_stop".
-
-    Any other exception whose `budget_stop` attribute is True (on its class or
-    on the instance) counts as well, so a client library can mark its own
-    budget errors without importing scorebridge.
-    """
-
-    budget_stop: Final = True
-
-
-def is_budget_stop(exc: BaseException) -> bool:
-    """True when an arm's exception means a budget ran out (see `BudgetExceeded`)."""
-    return isinstance(exc, BudgetExceeded) or getattr(exc, "budget_stop", False) is True
-
-
-class BenchmarkRecord(NamedTuple):
-    """One run of one arm on one item, scored. Immutable; `_asdict()` gives the fields as a dict.
-
-    `run` counts from 0. `seconds` is the wall time of the arm's call. `error`
-    is "ExceptionType: message" when the arm raised (then `failure_kind` is
-    "error", or "budget_stop" for a budget exception), else None.
-    """
-
-    arm: str
-    item_id: Hashable
-    run: int
-    correct: bool | None
-    value: float | None
-    outcome: str | None
-    failure_kind: FailureKind | None
-    seconds: float
-    error: str | None
-
-
-class _Verdict(Protocol):
-    @property
-    def correct(self) -> bool | None: ...
-    @property
-    def value(self) -> float | None: ...
-    @property
-    def failure_kind(self) -> FailureKind | None: ...
-
-
-class ArmSummary(NamedTuple):
-    """The summary of one arm's runs.
-
-    `accuracy` is `correct / scored` and `interval` its 95% Wilson interval
-    (both None when nothing was scored). `failure_kinds` counts every kind
-    (zeros included) over all runs, unscored ones too: an item with no label
-    keeps its failure kind. `mean_value` is the mean `value` of the scored
-    runs; it differs from `accuracy` only with partial credit.
-    """
-
-    arm: str
-    runs: int
-    scored: int
-    correct: int
-    accuracy: float | None
-    interval: tuple[float, float] | None
-    failure_kinds: Mapping[FailureKind, int]
-    unscored: int
-    mean_value: float | None
-
-    @classmethod
-    def of(cls, arm: str, verdicts: Iterable[_Verdict]) -> ArmSummary:
-        """Summarise records or `Score`s (anything with `correct`, `value` and `failure_kind`)."""
-        runs = scored = correct = 0
-        total = 0.0
-        kinds = dict.fromkeys(FAILURE_KINDS, 0)
-        for v in verdicts:
-            runs += 1
-            if v.failure_kind is not None:
-                kinds[v.failure_kind] += 1
-            if v.correct is not None:
-                scored += 1
-                correct += v.correct
-                total += v.value or 0.0
-        return cls(
-            arm,
-            runs,
-            scored,
-            correct,
-            correct / scored if scored else None,
-            wilson_interval(correct, scored) if scored else None,
-            MappingProxyType(kinds),
-            runs - scored,
-            total / scored if scored else None,
-        )
-
-
-def _number(x: float | None) -> str:
-    return "-" if x is None else f"{x:.3f}"
-
-
-class Summary:
-    """Per-arm summaries: `summary["arm"]`, iteration, and `str()` (also the repr) as an aligned table.
-
-    The table has one row per arm: runs, scored, correct, accuracy, its 95%
-    Wilson interval, the count of each failure kind that occurs in any arm,
-    and unscored runs; a "mean value" column appears when some arm has partial
-    credit (a mean value that differs from its accuracy).
-    """
-
-    __slots__ = ("_count", "_name", "arms")
-
-    def __init__(self, arms: Sequence[ArmSummary], name: str = "arm", count: str = "runs") -> None:
-        self.arms: tuple[ArmSummary, ...] = tuple(arms)
-        self._name = name
-        self._count = count
-
-    def __getitem__(self, arm: str) -> ArmSummary:
-        for s in self.arms:
-            if s.arm == arm:
-                return s
-        raise KeyError(f"no arm {arm!r}; the arms are {[s.arm for s in self.arms]}")
-
-    def __iter__(self) -> Iterator[ArmSummary]:
-        return iter(self.arms)
-
-    def __len__(self) -> int:
-        return len(self.arms)
-
-    def __str__(self) -> str:
-        kinds = [k for k in FAILURE_KINDS if any(s.failure_kinds[k] for s in self.arms)]
-        partial = any(s.mean_value != s.accuracy for s in self.arms)
-        header = [self._name, self._count, "scored", "correct", "accuracy"]
-        header += ["mean value"] * partial + ["95% CI", *kinds, "unscored"]
-        rows = [header]
-        for s in self.arms:
-            ci = "-" if s.interval is None else f"[{s.interval[0]:.3f}, {s.interval[1]:.3f}]"
-            row = [s.arm, str(s.runs), str(s.scored), str(s.correct), _number(s.accuracy)]
-            row += [_number(s.mean_value)] * partial + [ci, *(str(s.failure_kinds[k]) for k in kinds), str(s.unscored)]
-            rows.append(row)
-        widths = [max(len(r[c]) for r in rows) for c in range(len(header))]
-        rows.insert(1, ["-" * w for w in widths])
-        return "\n".join(
-            "  ".join(
-                cell.ljust(w) if c == 0 else cell.rjust(w) for c, (cell, w) in enumerate(zip(r, widths, strict=True))
-            )
-            for r in rows
-        )
-
-    __repr__ = __str__
-
-
-class Comparison(NamedTuple):
-    """A paired comparison of arms `a` and `b` on the (item, run) pairs that both scored.
-
-    `only_a` and `only_b` are the discordant pairs (one arm right, the other
-    wrong); `p_value` is the two-sided exact McNemar test on them (see
-    `scorebridge._stats.mcnemar_exact`); `difference` is `accuracy_a -
-    accuracy_b` on the pairs. With no pairs, the accuracies are None and p is 1.
-    """
-
-    a: str
-    b: str
-    pairs: int
-    both_correct: int
-    only_a: int
-    only_b: int
-    both_wrong: int
-    accuracy_a: float | None
-    accuracy_b: float | None
-    difference: float | None
-    p_value: float
-
-    def __str__(self) -> str:
-        if not self.pairs:
-            return f"{self.a} vs {self.b}: no (item, run) pair scored for both arms"
-        diff = self.difference or 0.0
-        return "\n".join(
-            [
-                f"{self.a} vs {self.b} on {self.pairs} (item, run) pairs scored for both",
-                f"  accuracy: {self.a} {_number(self.accuracy_a)}, {self.b} {_number(self.accuracy_b)}"
-                f" (difference {diff:+.3f})",
-                f"  discordant pairs: {self.only_a} only {self.a} correct, {self.only_b} only {self.b} correct",
-                f"  exact McNemar test, two-sided: p = {self.p_value:.4g}",
-            ]
-        )
-
-
-class BenchmarkResult:
-    """The records of a benchmark, in arm, item, run order, and what can be made of them.
-
-    `records` is a tuple of `BenchmarkRecord`; `arms` the arm names in the
-    order given; `scorer` the scorer's name.
-    """
-
-    __slots__ = ("arms", "records", "scorer")
-
-    def __init__(self, records: Sequence[BenchmarkRecord], arms: Sequence[str], scorer: str) -> None:
-        self.records: tuple[BenchmarkRecord, ...] = tuple(records)
-        self.arms: tuple[str, ...] = tuple(arms)
-        self.scorer = scorer
-
-    def __repr__(self) -> str:
-        return f"<BenchmarkResult {len(self.records)} records, arms {list(self.arms)}, scorer {self.scorer}>"
-
-    def __len__(self) -> int:
-        return len(self.records)
-
-    def to_records(self) -> list[dict[str, Any]]:
-        """The records as dicts with the keys of `FIELDS`."""
-        return [r._asdict() for r in self.records]
-
-    def to_pandas(self) -> pandas.DataFrame:
-        """The records as a pandas DataFrame, one row per record, the columns of `FIELDS`."""
-        try:
-            import pandas
-        except ImportError as exc:
-            raise ImportError("BenchmarkResult.to_pandas() needs pandas: pip install pandas") from exc
-        return pandas.DataFrame.from_records(self.records, columns=list(FIELDS))
-
-    def summary(self) -> Summary:
-        """Per arm: runs, scored, correct, accuracy with a 95% Wilson interval, failure kinds, unscored."""
-        by_arm: dict[str, list[BenchmarkRecord]] = {a: [] for a in self.arms}
-        for r in self.records:
-            by_arm[r.arm].append(r)
-        return Summary([ArmSummary.of(a, rs) for a, rs in by_arm.items()])
-
-    def compare(self, a: str, b: str) -> Comparison:
-        """Compare arms `a` and `b` pair by pair, on the (item, run) pairs both scored (exact McNemar test)."""
-        for arm in (a, b):
-            if arm not in self.arms:
-                raise ValueError(f"compare: no arm {arm!r}; the arms are {list(self.arms)}")
-        verdicts: dict[str, dict[tuple[Hashable, int], bool]] = {a: {}, b: {}}
-        for r in self.records:
-            if r.arm in verdicts and r.correct is not None:
-                verdicts[r.arm][r.item_id, r.run] = r.correct
-        va, vb = verdicts[a], verdicts[b]
-        table = {(x, y): 0 for x in (True, False) for y in (True, False)}
-        for key in va.keys() & vb.keys():
-            table[va[key], vb[key]] += 1
-        pairs = sum(table.values())
-        acc_a = (table[True, True] + table[True, False]) / pairs if pairs else None
-        acc_b = (table[True, True] + table[False, True]) / pairs if pairs else None
-        return Comparison(
-            a,
-            b,
-            pairs,
-            table[True, True],
-            table[True, False],
-            table[False, True],
-            table[False, False],
-            acc_a,
-            acc_b,
-            None if acc_a is None or acc_b is None else acc_a - acc_b,
-            mcnemar_exact(table[True, False], table[False, True]),
-        )
 
 
 class _Halt(Exception):
@@ -389,7 +121,7 @@ class _Run:
 
         self.names = list(arms)
         self.fns = list(arms.values())
-        self.is_async = [_is_async(fn) for fn in self.fns]
+        self.is_async = [is_async(fn) for fn in self.fns]
         self.scorer = scorer
         self.runs = runs
         self.concurrency = concurrency
@@ -641,7 +373,7 @@ def benchmark(
     progress: bool | None = None,
     out: str | os.PathLike[str] | None = None,
 ) -> BenchmarkResult:
-    """Run every arm on every item `runs` times, score each output, and record it (seed 000's `hr_benchmark`).
+    """Run every arm on every item `runs` times, score each output, and record it (the hr package's `hr_benchmark`).
 
     Args:
         arms: Names to callables `arm(item) -> output`, sync or async.

@@ -14,13 +14,15 @@ Z95: Final = 1.959963984540054
 """The standard normal quantile of 0.975: a two-sided 95% interval."""
 
 
-def wilson_interval(successes: int, trials: int) -> tuple[float, float]:
+def wilson_interval(successes: float, trials: int) -> tuple[float, float]:
     """The 95% Wilson score interval of a proportion `successes / trials`.
 
     Wilson's interval stays inside [0, 1] and keeps close to its nominal
     coverage for small samples and for proportions near 0 or 1, where the
     normal ("Wald") interval collapses to a point (0/10 gives [0, 0] under
     Wald, [0, 0.278] under Wilson). 8 of 10 gives (0.4902, 0.9433).
+    `successes` may be a sum of partial credits (7.5 of 10): the mean value
+    is read as the proportion.
 
     Raises ValueError when `trials` < 1 (no data, no interval) or
     `successes` is not between 0 and `trials`.

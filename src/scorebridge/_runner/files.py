@@ -52,44 +52,44 @@ def _jsonl(path: str | os.PathLike[str], lines: Iterable[bytes]) -> Iterator[tup
 def _csv(path: str | os.PathLike[str], lines: Iterable[bytes]) -> Iterator[tuple[int, dict[str, Any]]]:
     import csv
 
-    numbered = _decoded(path, lines)
-    line = 0
-
-    def texts() -> Iterator[str]:
-        nonlocal line
-        for number, text in numbered:
-            line = number
-            yield text
-
-    reader = csv.reader(texts(), strict=True)
+    reader = csv.reader((text for _, text in _decoded(path, lines)), strict=True)
     header: list[str] | None = None
-    try:
-        for row in reader:
-            if not row:  # a blank line
-                continue
-            if header is None:
-                header = row
-                if len(set(header)) != len(header):
-                    raise RowError(path, line, f"the header repeats a column name: {header}")
-                continue
-            if len(row) != len(header):
-                raise RowError(path, line, f"{len(row)} fields, but the header has {len(header)}")
-            yield line, dict(zip(header, row, strict=True))
-    except csv.Error as exc:
-        raise RowError(path, line, f"not valid CSV ({exc})") from None
+    while True:
+        start = reader.line_num + 1  # a quoted field may hold line breaks: a row is named by its first line
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise RowError(path, start, f"not valid CSV ({exc})") from None
+        if not row:  # a blank line
+            continue
+        if header is None:
+            blank = [i + 1 for i, name in enumerate(row) if not name.strip()]
+            twice = sorted({name for name in row if row.count(name) > 1})
+            if blank or twice:
+                problem = f"column {blank[0]} has no name" if blank else f"the column {twice[0]!r} appears twice"
+                raise RowError(path, start, f"the header row is not usable: {problem}")
+            header = row
+        elif len(row) != len(header):
+            raise RowError(path, start, f"{len(row)} fields, but the header has {len(header)}")
+        else:
+            yield start, dict(zip(header, row, strict=True))
 
 
 def read_rows(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """The rows of a JSONL or CSV file, as `(line number, row)` pairs, lazily.
+    """The rows of a JSONL or CSV file, as `(line number, row)` pairs, lazily; the one reader of data files.
 
     The format is the file's extension: `.jsonl`/`.ndjson` (one JSON object per
     line; blank lines skipped) or `.csv` (a header row, then one row per record;
     every value a string, an empty cell ""). The line number is the row's
-    (last) line in the file, counted from 1. A UTF-8 byte-order mark is
+    (first) line in the file, counted from 1. A UTF-8 byte-order mark is
     allowed. A line that is not a JSON object, a CSV row with the wrong number
-    of fields, a repeated CSV column, text that is not UTF-8 or an unknown
-    extension raises `RowError` ("FILE:LINE: problem"); a missing file raises
-    `FileNotFoundError`.
+    of fields, a CSV header with a blank or repeated column name, text that is
+    not UTF-8, an unknown extension, a file that cannot be opened and a file
+    with no row at all raise `RowError` ("FILE:LINE: problem", or "FILE:
+    problem"). The CLI and the pytest plugin's case files read with this, so
+    they word every problem alike.
     """
     name = os.fspath(path).lower()
     if name.endswith(JSONL_SUFFIXES):
@@ -98,5 +98,14 @@ def read_rows(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any
         reader = _csv
     else:
         raise RowError(path, None, "unknown format; the file name must end in .jsonl, .ndjson or .csv")
-    with open(path, "rb") as f:
-        yield from reader(path, f)
+    try:
+        f = open(path, "rb")  # noqa: SIM115  # closed below, after the last row
+    except OSError as exc:
+        raise RowError(path, None, f"cannot be read: {exc.strerror or exc}") from None
+    with f:
+        empty = True
+        for row in reader(path, f):
+            empty = False
+            yield row
+    if empty:
+        raise RowError(path, None, "holds no rows")

@@ -5,23 +5,28 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
+from collections.abc import Mapping
 from decimal import Decimal
+from types import MappingProxyType
 from typing import Final
 
-from ._values import is_bool, is_missing
+from .values import is_bool, is_missing
 
-__all__ = ["grade_value"]
+__all__ = ["GRADE_WORDS", "grade_value"]
 
-_WORDS: Final[dict[str, float]] = {
-    "c": 1.0,
-    "correct": 1.0,
-    "pass": 1.0,
-    "i": 0.0,
-    "incorrect": 0.0,
-    "fail": 0.0,
-    "p": 0.5,
-    "partial": 0.5,
-}
+GRADE_WORDS: Final[Mapping[str, float]] = MappingProxyType(
+    {
+        "c": 1.0,
+        "correct": 1.0,
+        "pass": 1.0,
+        "i": 0.0,
+        "incorrect": 0.0,
+        "fail": 0.0,
+        "p": 0.5,
+        "partial": 0.5,
+    }
+)
+"""The grade words and their values, folded to lower case: the one vocabulary every scorer reads."""
 
 
 def grade_value(x: object) -> float | None:
@@ -48,7 +53,7 @@ def grade_value(x: object) -> float | None:
             pass
     if isinstance(x, str):
         key = x.strip().lower()
-        word = _WORDS.get(key)
+        word = GRADE_WORDS.get(key)
         if word is not None:
             return word
         try:

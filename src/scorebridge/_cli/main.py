@@ -19,10 +19,10 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
-from ._benchmark import ArmSummary, Summary
-from ._files import RowError, read_rows
-from ._score import Score, ScorerContractError
-from ._scorer import Scorer
+from .._protocol.score import Score, ScorerContractError
+from .._protocol.scorer import Scorer
+from .._runner.files import RowError, read_rows
+from .._runner.summary import Summaries, Summary
 
 __all__ = ["build_parser", "main"]
 
@@ -87,7 +87,7 @@ def _signature(factory: Callable[..., Scorer]) -> str:
 
 
 def _make_scorer(name: str, texts: Mapping[str, str]) -> Scorer:
-    from ._builtins import BUILTINS
+    from .._scorers.builtins import BUILTINS
 
     factory = BUILTINS.get(name)
     if factory is None:
@@ -137,7 +137,7 @@ def _run_score(args: argparse.Namespace) -> int:
     if args.out is not None:
         _write_scored(args.out, scored)
     print(f"{args.file}: {len(scored)} row{'' if len(scored) == 1 else 's'} scored with {scorer!r}")
-    print(Summary([ArmSummary.of(scorer.name, (s for _, _, s in scored))], name="scorer", count="rows"))
+    print(Summaries([Summary.of(scorer.name, (s for _, _, s in scored))], kind="scorer"))
     return 0
 
 
@@ -173,7 +173,7 @@ def add_score(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def _run_list(args: argparse.Namespace) -> int:
-    from ._builtins import BUILTINS
+    from .._scorers.builtins import BUILTINS
 
     for name in sorted(BUILTINS):
         factory = BUILTINS[name]
@@ -192,7 +192,7 @@ def add_list(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 
 def _run_demo(args: argparse.Namespace) -> int:
-    from ._demo import main as demo
+    from .demo import main as demo
 
     return demo(as_json=args.json)
 

@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Final
 
-from ._grade import grade_value
-from ._score import FAILURE_KINDS, FailureKind, Score, ScorerContractError, make_score
-from ._values import is_bool, is_missing, is_number, plain_digits
+from .grade import grade_value
+from .score import FAILURE_KINDS, FailureKind, Score, ScorerContractError, make_score
+from .values import is_bool, is_missing, is_number, plain_digits
 
 __all__ = ["record", "recorded"]
 

@@ -1,11 +1,12 @@
-"""`exact()`: seed 000's `hr_scorer_exact`, the default scorer."""
+"""`exact()`: the hr package's `hr_scorer_exact`, the default scorer."""
 
 from __future__ import annotations
 
-from ._record import recorded
-from ._score import Score
-from ._scorer import Scorer
-from ._text import fold, fold_label, keep, text_scorer
+from .._protocol.reading import fold, fold_label, keep
+from .._protocol.record import recorded
+from .._protocol.score import Score
+from .._protocol.scorer import Scorer
+from .text import text_scorer
 
 __all__ = ["exact"]
 
@@ -38,4 +39,4 @@ def exact(normalise: bool = True) -> Scorer:
                 return recorded("exact", True, seen, None)
         return recorded("exact", False, seen, None)
 
-    return text_scorer("exact", compare, {"normalise": normalise})
+    return text_scorer("exact", compare, {"normalise": normalise}, exact)

@@ -1,0 +1,1 @@
+"""The `scorebridge` command line; each subcommand imports only what it needs."""

@@ -1,0 +1,400 @@
+"""`Scorer`: a name and a function `fn(item, output, label)`, called through the recording rules."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, Final, overload
+
+from .record import record
+from .score import Score, ScorerContractError
+from .values import is_bool, label_is_missing
+
+__all__ = [
+    "DEFAULT_CONCURRENCY",
+    "Scorer",
+    "ScorerFn",
+    "add_note",
+    "defined_scorers",
+    "is_async",
+    "note_scorer",
+    "on_scorer_defined",
+    "scorer",
+]
+
+ScorerFn = Callable[..., Any]
+"""`fn(item, output, label)` returning the protocol's mapping, a `Score` or a grade; may be async."""
+
+DEFAULT_CONCURRENCY: Final = 16
+
+_CO_COROUTINE: Final = 0x80  # inspect.CO_COROUTINE, without importing inspect (and asyncio) at start-up
+
+
+def _is_coroutine_function(fn: Any) -> bool:
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    fn = getattr(fn, "__func__", fn)  # bound methods
+    code = getattr(fn, "__code__", None)
+    return code is not None and bool(code.co_flags & _CO_COROUTINE)
+
+
+def is_async(fn: Callable[..., Any]) -> bool:
+    """True when calling `fn` returns a coroutine: an `async def` function, a partial of one, or an
+    object whose `__call__` is one (which `inspect.iscoroutinefunction` misses, ag2ai/ag2#3190)."""
+    return _is_coroutine_function(fn) or _is_coroutine_function(type(fn).__call__)
+
+
+def _run_sync(aw: Awaitable[Any]) -> Any:
+    from .sync import run_sync  # asyncio costs start-up time; only async scorers need it
+
+    return run_sync(aw)
+
+
+def add_note(exc: BaseException, note: str) -> None:
+    """`exc.add_note(note)` (Python >= 3.11) on Python 3.10 too, once, and never failing."""
+    notes = getattr(exc, "__notes__", None)
+    if notes is None:
+        with contextlib.suppress(AttributeError):  # an exception type that refuses attributes
+            exc.__notes__ = [note]  # type: ignore[attr-defined]
+    elif isinstance(notes, list) and note not in notes:
+        notes.append(note)
+
+
+def note_scorer(exc: BaseException, name: str) -> None:
+    """Name the scorer `name` in a note on `exc`, an exception raised inside it."""
+    add_note(exc, f"raised inside the scorer {name!r}")
+
+
+_MISSING: Final = object()
+
+# The types a harness passes a metric or a scorer, by the module of their class: a Scorer given them was
+# handed to the harness without its adapter.
+_WRAP_HINTS: Final = (
+    ("dspy", "scorebridge_dspy.to_dspy(scorer)", "a DSPy metric"),
+    ("inspect_ai", "scorebridge_inspect.to_inspect(scorer)", "an Inspect AI scorer"),
+)
+
+
+def _two_arguments(name: str, args: tuple[Any, ...]) -> TypeError:
+    modules = " ".join(type(a).__module__ for a in args)
+    for harness, wrap, role in _WRAP_HINTS:
+        if modules.startswith(harness) or f" {harness}" in modules:
+            return TypeError(
+                f"scorer {name!r} was called with two arguments, as {role} is; a Scorer takes "
+                f"(item, output, label): wrap it with {wrap}"
+            )
+    return TypeError(
+        f"scorer {name!r} takes (item, output, label); got {len(args)} argument(s). To use it as a DSPy metric "
+        "or an Inspect AI scorer, wrap it with scorebridge_dspy.to_dspy or scorebridge_inspect.to_inspect"
+    )
+
+
+class Scorer:
+    """A scorer: a name, a function `fn(item, output, label)`, and what it was made with.
+
+    Call it as `scorer(item, output, label)` to get a recorded `Score`: whatever
+    `fn` returns goes through the recording rules. `fn` may be async; then
+    `await scorer.acall(...)` awaits it and a plain call runs it to completion
+    (in this thread's own event loop, or on a helper thread when a loop is
+    already running here). Every scorer has `acall`, `score_many` and
+    `ascore_many`, whichever kind its `fn` is.
+
+    What a scorer is, it says, as set at construction (nothing changes a Scorer
+    once made):
+
+    - `options`: the arguments it was made with (read-only), shown in its repr
+      and recorded by the harnesses (Inspect AI logs them);
+    - `factory`: a function that makes this scorer again from its options
+      (`factory(**options)`), or None when it cannot be made again (a scorer
+      around a function of yours without options is itself: `with_options()`
+      gives it back). The built-ins' factories are their public functions;
+    - `recorded`: True when `fn` returns Scores already recorded (the
+      built-ins, and the adapters' scorers, which apply the rules themselves
+      through `scorebridge.kit.recorded`), so a call returns what `fn` returns.
+
+    An exception raised by `fn` propagates unchanged, with a note naming the
+    scorer; a `ScorerContractError` names it in its message.
+    """
+
+    __slots__ = ("factory", "fn", "is_async", "name", "options", "recorded")
+
+    name: str
+    fn: ScorerFn
+    options: Mapping[str, Any]
+    factory: Callable[..., Scorer] | None
+    recorded: bool
+    is_async: bool
+
+    def __init__(
+        self,
+        name: str,
+        fn: ScorerFn,
+        options: Mapping[str, Any] | None = None,
+        *,
+        factory: Callable[..., Scorer] | None = None,
+        recorded: bool = False,
+    ) -> None:
+        if not isinstance(name, str) or not name or name.isspace():
+            raise ValueError(f"a scorer needs a name, one non-blank string; got {name!r:.80}")
+        if name == "<lambda>":
+            raise ValueError("a scorer needs a name, and a lambda has none: pass name=, e.g. scorer(fn, name='mine')")
+        if not callable(fn):
+            raise TypeError(f"scorer {name!r}: fn must be callable; got {type(fn).__name__}")
+        if factory is not None and not callable(factory):
+            raise TypeError(f"scorer {name!r}: factory must be callable or None; got {type(factory).__name__}")
+        if not isinstance(recorded, bool):
+            raise TypeError(f"scorer {name!r}: recorded must be True or False; got {recorded!r:.80}")
+        _set = object.__setattr__
+        _set(self, "name", name)
+        _set(self, "fn", fn)
+        _set(self, "options", MappingProxyType(dict(options or {})))
+        _set(self, "factory", factory)
+        _set(self, "recorded", recorded)
+        _set(self, "is_async", is_async(fn))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Scorer is immutable; cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"Scorer is immutable; cannot delete {name!r}")
+
+    def __copy__(self) -> Scorer:
+        return self  # immutable: a copy would be the same scorer
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Scorer:
+        return self
+
+    def __repr__(self) -> str:
+        if self.options:
+            opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
+            return f"<Scorer {self.name}({opts})>"
+        fn = getattr(self.fn, "__qualname__", type(self.fn).__qualname__)
+        return f"<Scorer {self.name} fn={fn}{' async' if self.is_async else ''}>"
+
+    def with_options(self, **changes: Any) -> Scorer:
+        """This scorer made again by its `factory` with `changes` to its options.
+
+        `with_options()` with no changes gives the scorer itself. Raises
+        TypeError naming the scorer when it has no factory (it cannot be made
+        with other options), or when the factory refuses an option.
+        """
+        if not changes:
+            return self
+        if self.factory is None:
+            raise TypeError(f"scorer {self.name!r} takes no options; got {', '.join(changes)}")
+        return self.factory(**{**self.options, **changes})
+
+    def __call__(self, item: Any, output: Any, label: Any = _MISSING) -> Score:
+        """Score one output on one item against its label."""
+        if label is _MISSING:
+            raise _two_arguments(self.name, (item, output))
+        if self.recorded:  # fn applied the recording rules itself
+            raw = self.fn(item, output, label)
+            return raw if type(raw) is Score else _run_sync(raw)
+        unlabelled = label_is_missing(label)
+        try:
+            raw = self.fn(item, output, label)
+            if type(raw) is not dict and isinstance(raw, Awaitable):
+                raw = _run_sync(raw)
+        except ScorerContractError:
+            raise
+        except Exception as exc:
+            note_scorer(exc, self.name)
+            raise
+        return record(self.name, raw, unlabelled)
+
+    async def acall(self, item: Any, output: Any, label: Any) -> Score:
+        """Score one output: the async twin of calling the scorer. A sync `fn` runs inline."""
+        if self.recorded:
+            raw = self.fn(item, output, label)
+            return raw if type(raw) is Score else await raw
+        unlabelled = label_is_missing(label)
+        try:
+            raw = self.fn(item, output, label)
+            if isinstance(raw, Awaitable):
+                raw = await raw
+        except ScorerContractError:
+            raise
+        except Exception as exc:
+            note_scorer(exc, self.name)
+            raise
+        return record(self.name, raw, unlabelled)
+
+    def score_many(
+        self,
+        items: Iterable[Any] | None,
+        outputs: Iterable[Any],
+        labels: Iterable[Any],
+        *,
+        concurrency: int = DEFAULT_CONCURRENCY,
+    ) -> list[Score]:
+        """Score a batch: one Score per output, in order.
+
+        `items` may be None (no items). With an async `fn`, up to `concurrency`
+        outputs are scored at once, in one event loop, each in a copy of the
+        context; once one raises, no other starts, and the exception propagates
+        when the ones already running have finished.
+        """
+        rows = self._rows(items, outputs, labels, concurrency)
+        if self.is_async:
+            return _run_sync(self._gather(rows, concurrency))  # type: ignore[no-any-return]
+        return [self(i, o, lab) for i, o, lab in rows]
+
+    async def ascore_many(
+        self,
+        items: Iterable[Any] | None,
+        outputs: Iterable[Any],
+        labels: Iterable[Any],
+        *,
+        concurrency: int = DEFAULT_CONCURRENCY,
+    ) -> list[Score]:
+        """The async twin of `score_many`."""
+        return await self._gather(self._rows(items, outputs, labels, concurrency), concurrency)
+
+    def _rows(
+        self, items: Iterable[Any] | None, outputs: Iterable[Any], labels: Iterable[Any], concurrency: int
+    ) -> list[tuple[Any, Any, Any]]:
+        if is_bool(concurrency) or not isinstance(concurrency, int) or concurrency < 1:
+            raise ValueError(f"{self.name}: concurrency must be a whole number, at least 1; got {concurrency!r}")
+        for what, batch in (("items", items), ("outputs", outputs), ("labels", labels)):
+            if isinstance(batch, (str, bytes, bytearray)):  # would be read one character at a time
+                raise TypeError(f"{self.name}: score_many takes a list of {what}, not one {type(batch).__name__}")
+        outs: Sequence[Any] = list(outputs)
+        labs: Sequence[Any] = list(labels)
+        its: Sequence[Any] = [None] * len(outs) if items is None else list(items)
+        if not len(its) == len(outs) == len(labs):
+            raise ValueError(
+                f"{self.name}: score_many needs as many items, outputs and labels; "
+                f"got {len(its)}, {len(outs)} and {len(labs)}"
+            )
+        return list(zip(its, outs, labs, strict=True))
+
+    async def _gather(self, rows: list[tuple[Any, Any, Any]], concurrency: int) -> list[Score]:
+        # `concurrency` workers take the rows in turn, each row in a task of its own (so in a fresh copy of the
+        # context, as `asyncio.gather` gives), without a wait at a semaphore per row. Once a row raises, no
+        # row starts; the rows already running finish, then the first exception propagates, from here: one
+        # raised in a row's task (KeyboardInterrupt) would stop the event loop with the other rows pending.
+        import asyncio
+
+        scores: list[Any] = [None] * len(rows)
+        todo = iter(enumerate(rows))
+        raised: list[BaseException] = []
+
+        async def one(i: int, row: tuple[Any, Any, Any]) -> None:
+            try:
+                scores[i] = await self.acall(*row)
+            except asyncio.CancelledError:
+                raise
+            except BaseException as exc:  # re-raised below, once every row has stopped
+                raised.append(exc)
+
+        async def worker() -> None:
+            for i, row in todo:
+                if raised:
+                    return
+                await asyncio.ensure_future(one(i, row))
+
+        await asyncio.gather(*(worker() for _ in range(min(concurrency, len(rows)))))
+        if raised:
+            raise raised[0]
+        return scores
+
+
+# --- scorers defined in modules, for the harnesses that find scorers by name -------------
+
+_defined: dict[str, Scorer] = {}
+_listeners: list[Callable[[Scorer], None]] = []
+
+
+def defined_scorers() -> Mapping[str, Scorer]:
+    """The scorers made by `scorer()` from functions defined at the top of a module, by name (the last one
+    made under a name wins). Inspect AI finds scorers by name; its adapter registers these."""
+    return MappingProxyType(_defined)
+
+
+def on_scorer_defined(listener: Callable[[Scorer], None]) -> None:
+    """Call `listener(scorer)` for every scorer in `defined_scorers()`, now and as each is made."""
+    _listeners.append(listener)
+    for made in list(_defined.values()):
+        listener(made)
+
+
+def _is_top_level(fn: Any) -> bool:
+    qualname = getattr(fn, "__qualname__", None)
+    return isinstance(qualname, str) and qualname == getattr(fn, "__name__", None) and qualname != "<lambda>"
+
+
+def _options_of(fn: Any, name: str) -> dict[str, Any]:
+    """The keyword-only parameters of `fn` after (item, output, label), with their defaults: its options."""
+    code = getattr(getattr(fn, "__func__", fn), "__code__", None)
+    defaults = getattr(fn, "__kwdefaults__", None) or {}
+    if code is None or not code.co_kwonlyargcount:
+        return {}
+    names = code.co_varnames[code.co_argcount : code.co_argcount + code.co_kwonlyargcount]
+    missing = [n for n in names if n not in defaults]
+    if missing:
+        raise TypeError(
+            f"scorer {name!r}: the keyword-only parameters of its function are its options, and each needs "
+            f"a default; {', '.join(missing)} has none"
+        )
+    return {n: defaults[n] for n in names}
+
+
+def _made(fn: ScorerFn, name: str) -> Scorer:
+    options = _options_of(fn, name)
+    if not options:
+        return Scorer(name, fn)
+
+    def factory(**chosen: Any) -> Scorer:
+        unknown = sorted(chosen.keys() - options.keys())
+        if unknown:
+            raise TypeError(f"scorer {name!r} has no option {', '.join(unknown)}; its options are {', '.join(options)}")
+        bound = {**options, **chosen}
+        return Scorer(name, functools.partial(fn, **bound), bound, factory=factory)
+
+    return factory()
+
+
+@overload
+def scorer(fn: ScorerFn, name: str | None = None) -> Scorer: ...
+@overload
+def scorer(fn: None = None, name: str | None = None) -> Callable[[ScorerFn], Scorer]: ...
+def scorer(fn: ScorerFn | None = None, name: str | None = None) -> Scorer | Callable[[ScorerFn], Scorer]:
+    """Make a scorer from a function `fn(item, output, label)` (the hr package's `hr_scorer`).
+
+    `fn` returns the protocol's mapping, `{"correct": ..., "outcome": ...,
+    "failure_kind": ...}`, optionally with `value` (partial credit),
+    `explanation` and `metadata`; or a `Score`; or a bare grade (a bool, a
+    number, or "C"/"P"/"I" and the other words `grade_value` reads).
+
+    `name` defaults to the function's `__name__`; a lambda needs one. Use it
+    as a call, `scorer(fn, name="mine")`, or as a decorator, `@scorer` or
+    `@scorer(name="mine")`.
+
+    Options: keyword-only parameters of `fn` after the three (each with a
+    default) are the scorer's options, `def near(item, output, label, *,
+    tolerance=0.01)`. The scorer is made with the defaults, and
+    `with_options(tolerance=0.05)`, the CLI's `-S tolerance=0.05` and Inspect
+    AI's `-S` make it with others.
+
+    A scorer made from a function defined at the top of a module is also
+    findable by name (`defined_scorers()`): Inspect AI's `inspect score
+    --scorer file.py@name` finds it when the file decorates it with
+    `@scorer` imported by that name (`from scorebridge import scorer`).
+    """
+    if fn is None:
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"scorer: name must be a string; got {type(name).__name__}")
+        return lambda f: scorer(f, name)
+    if isinstance(fn, str) and name is None:
+        raise TypeError(f"scorer: the first argument is the function; to name it, write @scorer(name={fn!r})")
+    if not callable(fn):
+        raise TypeError(f"scorer: fn must be a function of (item, output, label); got {type(fn).__name__}")
+    made = _made(fn, name if name is not None else getattr(fn, "__name__", type(fn).__name__))
+    if _is_top_level(fn):
+        _defined[made.name] = made
+        for listener in list(_listeners):
+            listener(made)
+    return made

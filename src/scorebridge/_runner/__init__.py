@@ -1,0 +1,1 @@
+"""Running scorers over data: `benchmark()`, its records, the summary, the resume file, data files."""

@@ -1,0 +1,176 @@
+"""The one summary of a set of Scores, and the one text table it (and every other table) is printed with.
+
+`benchmark()`, the CLI, the pytest plugin, Inspect AI (a metric), DSPy (a helper
+beside `Evaluate`) and Ray all count with `Summary.of`, so they count alike:
+
+- `rows`: every Score;
+- `scored`: the Scores with a verdict (correct True or False);
+- `correct`: the Scores with correct True;
+- `accuracy`: the mean value of the scored Scores (1 correct, 0 wrong, partial
+  credit its value), so the same number as Inspect AI's `accuracy()` and as
+  DSPy's `Evaluate` over the labelled rows; None when nothing was scored;
+- `interval`: its 95% Wilson score interval (None when nothing was scored);
+- `unscored`: rows minus scored (no label, or a grader that failed);
+- `failure_kinds`: per failure kind, the scored Scores recorded wrong for that
+  reason. An unscored Score keeps its failure kind, but is counted once, as
+  unscored: Inspect AI leaves unscored samples out of every metric, so
+  counting their kinds would make its numbers differ.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, NamedTuple, Protocol
+
+from .._protocol.score import FAILURE_KINDS, FailureKind
+from .stats import wilson_interval
+
+__all__ = ["Summaries", "Summary", "text_table"]
+
+
+def text_table(rows: Sequence[Sequence[str]], *, right: Iterable[int] = (), rule: bool = False) -> list[str]:
+    """Lines of an aligned table: cells padded to their column's width, two spaces apart.
+
+    The columns whose indices are in `right` are aligned right (numbers), the
+    others left; `rule` puts a line of dashes under the first row (a header).
+    Trailing spaces are dropped.
+    """
+    if not rows:
+        return []
+    flush_right = frozenset(right)
+    widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
+
+    def line(row: Sequence[str]) -> str:
+        cells = zip(row, widths, strict=True)
+        return "  ".join(cell.rjust(w) if c in flush_right else cell.ljust(w) for c, (cell, w) in enumerate(cells))
+
+    lines = [line(row).rstrip() for row in rows]
+    if rule:
+        lines.insert(1, "  ".join("-" * w for w in widths))
+    return lines
+
+
+class _Verdict(Protocol):
+    @property
+    def correct(self) -> bool | None: ...
+    @property
+    def value(self) -> float | None: ...
+    @property
+    def failure_kind(self) -> FailureKind | None: ...
+
+
+def _number(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3f}"
+
+
+class Summary(NamedTuple):
+    """What a set of Scores adds up to, counted as the module says; `name` says whose (an arm, a scorer).
+
+    `Summary.of(name, scores)` makes one from Scores, benchmark records or
+    anything with `correct`, `value` and `failure_kind`. `as_dict()` is ready
+    for `json.dumps`.
+    """
+
+    name: str
+    rows: int
+    scored: int
+    correct: int
+    accuracy: float | None
+    interval: tuple[float, float] | None
+    unscored: int
+    failure_kinds: Mapping[FailureKind, int]
+
+    @classmethod
+    def of(cls, name: str, verdicts: Iterable[_Verdict]) -> Summary:
+        """Count `verdicts` (Scores, benchmark records, ...)."""
+        rows = scored = correct = 0
+        total = 0.0
+        kinds = dict.fromkeys(FAILURE_KINDS, 0)
+        for v in verdicts:
+            rows += 1
+            if v.correct is None:
+                continue
+            scored += 1
+            correct += v.correct is True
+            total += v.value if v.value is not None else float(v.correct)
+            if v.failure_kind is not None:
+                kinds[v.failure_kind] += 1
+        accuracy = total / scored if scored else None
+        return cls(
+            name,
+            rows,
+            scored,
+            correct,
+            accuracy,
+            _interval(total, scored),
+            rows - scored,
+            MappingProxyType(kinds),
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fields as plain JSON-ready values (the interval a list, the failure kinds a dict)."""
+        return {
+            "name": self.name,
+            "rows": self.rows,
+            "scored": self.scored,
+            "correct": self.correct,
+            "accuracy": self.accuracy,
+            "interval": None if self.interval is None else list(self.interval),
+            "unscored": self.unscored,
+            "failure_kinds": dict(self.failure_kinds),
+        }
+
+
+def _interval(total: float, scored: int) -> tuple[float, float] | None:
+    # With partial credit the mean value is read as a proportion of `scored` trials.
+    return wilson_interval(total, scored) if scored else None
+
+
+class Summaries:
+    """Several summaries (one per arm, or per scorer): `summaries["name"]`, iteration, and `str()` as a table.
+
+    The table has one row per summary: rows, scored, correct, accuracy, its
+    95% Wilson interval, the count of each failure kind that occurs in any
+    of them, and unscored. `kind` names the first column ("arm", "scorer").
+    """
+
+    __slots__ = ("kind", "summaries")
+
+    def __init__(self, summaries: Iterable[Summary], kind: str = "arm") -> None:
+        self.summaries: tuple[Summary, ...] = tuple(summaries)
+        self.kind = kind
+
+    def __getitem__(self, name: str) -> Summary:
+        for s in self.summaries:
+            if s.name == name:
+                return s
+        raise KeyError(f"no {self.kind} {name!r}; the {self.kind}s are {[s.name for s in self.summaries]}")
+
+    def __iter__(self) -> Iterator[Summary]:
+        return iter(self.summaries)
+
+    def __len__(self) -> int:
+        return len(self.summaries)
+
+    def as_dict(self) -> list[dict[str, Any]]:
+        """Each summary's `as_dict()`, in order."""
+        return [s.as_dict() for s in self.summaries]
+
+    def lines(self) -> list[str]:
+        """The table, line by line."""
+        kinds = [k for k in FAILURE_KINDS if any(s.failure_kinds[k] for s in self.summaries)]
+        rows = [[self.kind, "rows", "scored", "correct", "accuracy", "95% CI", *kinds, "unscored"]]
+        for s in self.summaries:
+            ci = "-" if s.interval is None else f"[{s.interval[0]:.3f}, {s.interval[1]:.3f}]"
+            rows.append(
+                [s.name, str(s.rows), str(s.scored), str(s.correct), _number(s.accuracy), ci]
+                + [str(s.failure_kinds[k]) for k in kinds]
+                + [str(s.unscored)]
+            )
+        return text_table(rows, right=range(1, len(rows[0])), rule=True)
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+    __repr__ = __str__

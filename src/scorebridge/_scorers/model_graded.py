@@ -1,0 +1,320 @@
+"""`model_graded_qa()` and `model_graded_fact()`: a grader model reads the answer and gives the grade.
+
+The grader is any callable that takes the prompt (one string) and returns the
+model's reply (one string), sync or async; `scorebridge_inspect.inspect_grader`
+and `scorebridge_dspy.dspy_grader` make one from an Inspect AI model or a DSPy
+LM, `scorebridge.testing.FakeGrader` a scripted one for tests.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import math
+import re
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Any, Final
+
+from .._protocol.reading import Rejected, accepted_answers, item_text, presort
+from .._protocol.record import recorded
+from .._protocol.score import Score, ScorerContractError
+from .._protocol.scorer import Scorer, is_async
+from .._protocol.values import is_bool, is_number
+from .grades import compile_grade_pattern, read_verdict
+from .prompts import FACT_TEMPLATE, QA_TEMPLATE, grading_instructions, neutralise, template_fields
+
+__all__ = ["DEFAULT_TIMEOUT", "GRADER_FAILED", "Grader", "model_graded_fact", "model_graded_qa"]
+
+GRADER_FAILED: Final = "grader_failed"
+"""The metadata key of an unscored Score whose grader failed: what went wrong (Inspect AI's reason of that name)."""
+
+DEFAULT_TIMEOUT: Final = 300.0
+"""Seconds one grader call may take before it counts as failed: longer than any normal grading call (a
+reasoning model included), short enough that a hung connection does not stall a run for long."""
+
+_VALUES: Final = {"C": 1.0, "P": 0.5, "I": 0.0}
+
+Grader = Callable[[str], Any]
+"""A function of the prompt returning the grader model's reply; may be async."""
+
+
+class _TimedOut(Exception):
+    pass
+
+
+def _call_sync(grader: Grader, prompt: str, timeout: float | None) -> Any:
+    """`grader(prompt)`, a coroutine it returns run to completion; `_TimedOut` after `timeout` seconds.
+
+    With a timeout the call runs on a daemon thread of its own (with this
+    context's variables, so a DSPy LM set by `dspy.context` is seen): a grader
+    that hangs is abandoned there, and never holds the caller or the exit of
+    the process.
+    """
+    if timeout is None:
+        reply = grader(prompt)
+        if isinstance(reply, Awaitable):  # a sync function that hands back a coroutine
+            from .._protocol.sync import run_sync
+
+            reply = run_sync(reply)
+        return reply
+    box: list[Any] = []
+    context = contextvars.copy_context()
+
+    def work() -> None:
+        try:
+            box.append((True, context.run(_call_sync, grader, prompt, None)))
+        except BaseException as exc:  # carried back to the caller
+            box.append((False, exc))
+
+    thread = threading.Thread(target=work, name="scorebridge-grader", daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if not box:
+        raise _TimedOut
+    ok, result = box[0]
+    if not ok:
+        raise result
+    return result
+
+
+async def _call_async(grader: Grader, prompt: str, timeout: float | None) -> Any:
+    import asyncio
+
+    async def call() -> Any:
+        reply = grader(prompt)
+        return await reply if isinstance(reply, Awaitable) else reply
+
+    if timeout is None:
+        return await call()
+    try:
+        return await asyncio.wait_for(call(), timeout)
+    except asyncio.TimeoutError:  # an alias of TimeoutError from Python 3.11
+        raise _TimedOut from None
+
+
+def _seconds(name: str, timeout: object) -> float | None:
+    if timeout is None:
+        return None
+    if is_bool(timeout) or not is_number(timeout):
+        raise TypeError(f"{name}: timeout must be a number of seconds or None; got {timeout!r:.80}")
+    seconds = float(timeout)  # type: ignore[arg-type]
+    if not 0 < seconds <= 86400 or math.isnan(seconds):
+        raise ValueError(f"{name}: timeout must be more than 0 and at most a day (86400 s); got {timeout!r:.80}")
+    return seconds
+
+
+def _model_graded(
+    name: str,
+    factory: Callable[..., Scorer],
+    default_template: str,
+    grader: Grader,
+    template: str | None,
+    instructions: str | None,
+    grade_pattern: str | re.Pattern[str] | None,
+    partial_credit: bool,
+    timeout: float | None,
+) -> Scorer:
+    if not callable(grader):
+        raise TypeError(
+            f"{name}: grader must be callable, a function of the prompt returning the reply; "
+            f"got {type(grader).__name__}"
+        )
+    if template is not None and not isinstance(template, str):
+        raise TypeError(f"{name}: template must be a string or None; got {type(template).__name__}")
+    if instructions is not None and not isinstance(instructions, str):
+        raise TypeError(f"{name}: instructions must be a string or None; got {type(instructions).__name__}")
+    if not isinstance(partial_credit, bool):
+        raise TypeError(f"{name}: partial_credit must be True or False; got {partial_credit!r}")
+    seconds = _seconds(name, timeout)
+    prompt_template = default_template if template is None else template
+    fields = template_fields(name, prompt_template, instructions is not None)
+    pattern = compile_grade_pattern(name, grade_pattern)
+    rules = grading_instructions(partial_credit) if instructions is None else instructions
+    guard = template is None
+    asks_question = "question" in fields  # an item is read only for a template that shows it
+
+    def question(item: Any) -> str:
+        text = item_text(item)
+        if text is None:
+            raise ScorerContractError(
+                f"{name}: the item must be the question (a string) or hold it as its 'input' or 'question' "
+                f"element; got {type(item).__name__}"
+            )
+        return text
+
+    def prepare(item: Any, output: Any, label: Any) -> Score | tuple[str, str]:
+        try:
+            answers = accepted_answers(name, label)
+            text = presort(name, output, answers)
+            if isinstance(text, Rejected):
+                return text.record(name, not answers)
+            if not answers:  # no label: nothing to grade against, so the grader is not asked
+                return recorded(name, None, text, None, unlabelled=True)
+            values = [question(item) if asks_question else "", text, "\n".join(answers)]
+        except ScorerContractError:
+            raise
+        except Exception as exc:  # an output, label or item whose own methods fail
+            raise ScorerContractError(f"{name}: cannot read the item, output or label: {exc!r:.200}") from exc
+        if guard:
+            values = [neutralise(v) for v in values]
+        item_question, answer, criterion = values
+        prompt = prompt_template.format(question=item_question, answer=answer, criterion=criterion, instructions=rules)
+        return prompt, text
+
+    def failed(prompt: str, text: str, why: str, explanation: str | None) -> Score:
+        return recorded(name, None, text, None, None, explanation, {"prompt": prompt, GRADER_FAILED: why})
+
+    def raised(prompt: str, text: str, exc: Exception) -> Score:
+        if isinstance(exc, _TimedOut):
+            why = f"the grader gave no reply within {seconds:g} s"
+            return failed(prompt, text, why, why)
+        error = f"{type(exc).__name__}: {exc}"
+        return failed(prompt, text, error, f"the grader raised {error}")
+
+    def verdict(prompt: str, text: str, reply: Any) -> Score:
+        if not isinstance(reply, str):
+            return failed(prompt, text, f"the grader returned {type(reply).__name__}, not text", None)
+        if len(rules) >= 20 and rules in reply:  # an echo of the prompt grades nothing
+            return failed(prompt, text, "the reply repeats the prompt's instructions", reply)
+        grade = read_verdict(reply, pattern)
+        if grade not in _VALUES:
+            return failed(prompt, text, grade, reply)
+        counted = "I" if grade == "P" and not partial_credit else grade
+        value = _VALUES[counted]
+        return recorded(name, value == 1.0, text, None, value, reply, {"prompt": prompt, "grade": grade})
+
+    fn: Callable[[Any, Any, Any], Any]
+    if is_async(grader):
+
+        async def model_graded_async_fn(item: Any, output: Any, label: Any) -> Score:
+            ready = prepare(item, output, label)
+            if isinstance(ready, Score):
+                return ready
+            prompt, text = ready
+            try:
+                reply = await _call_async(grader, prompt, seconds)
+            except Exception as exc:
+                return raised(prompt, text, exc)
+            return verdict(prompt, text, reply)
+
+        fn = model_graded_async_fn
+    else:
+
+        def model_graded_fn(item: Any, output: Any, label: Any) -> Score:
+            ready = prepare(item, output, label)
+            if isinstance(ready, Score):
+                return ready
+            prompt, text = ready
+            try:
+                reply = _call_sync(grader, prompt, seconds)
+            except Exception as exc:
+                return raised(prompt, text, exc)
+            return verdict(prompt, text, reply)
+
+        fn = model_graded_fn
+    options = {
+        "grader": grader,
+        "template": template,
+        "instructions": instructions,
+        "grade_pattern": None if grade_pattern is None else pattern.pattern,
+        "partial_credit": partial_credit,
+        "timeout": timeout,
+    }
+    return Scorer(name, fn, options, factory=factory, recorded=True)
+
+
+def model_graded_qa(
+    grader: Grader,
+    *,
+    template: str | None = None,
+    instructions: str | None = None,
+    grade_pattern: str | re.Pattern[str] | None = None,
+    partial_credit: bool = False,
+    timeout: float | None = DEFAULT_TIMEOUT,
+) -> Scorer:
+    """A scorer that asks a grader model whether the answer meets the label's criterion.
+
+    `grader` is any callable taking the prompt and returning the reply (one
+    string), sync or async. With an async grader the scorer's function is
+    async, so `acall`, `score_many(..., concurrency=16)` and Inspect AI run
+    the grader calls concurrently; the caller bounds how many at once.
+
+    The prompt is `template` (default `QA_TEMPLATE`) filled with `str.format`:
+    {question} is the item's text (`scorebridge.kit.item_text`: the item when
+    it is a string, else its `input`, else its `question` element, or the
+    only field of a one-field mapping; "" when the item is None), {answer}
+    the output's text, {criterion} the label's accepted answers, one per
+    line, and {instructions} the grading instructions (default
+    `grading_instructions(partial_credit)`). A template must have {answer}
+    and {criterion}, may have {question} and {instructions} (which it must
+    have when `instructions` is given), and no other placeholder, nor a
+    conversion or format spec on one ("{answer!r}", "{answer:>10}"); write a
+    literal brace as "{{". The item is read only when the template has
+    {question}. With the default template, the tags that delimit its blocks
+    ("<answer>", "</answer>", ...) are neutralised inside the filled-in text.
+
+    The grader is not asked when there is nothing to grade: an output that
+    `presort` rejects (a failure_kind element, `ok` false, no text,
+    NOT_IN_DOCUMENT) is recorded with that failure kind, and an item with no
+    label is unscored. An item, output or label that cannot be read is a
+    `ScorerContractError` naming the scorer.
+
+    The grade is the one clear verdict in the reply: with the default
+    `grade_pattern` (`GRADE_PATTERN`) a line that ends "GRADE: C" (P, I, or a
+    grade word: correct, partial, incorrect, pass, fail; any case;
+    decorations such as "**" allowed). A string pattern is compiled
+    case-insensitive and multi-line and must have exactly one group, the
+    grade. C is correct (value 1.0), I incorrect (0.0, failure kind "wrong"),
+    P partly correct (value 0.5, correct False) when `partial_credit` is
+    True, else counted as I. The reply is the explanation; metadata has the
+    prompt and the grade the grader gave.
+
+    The grader's failure is not the output's: a reply with no clear grade (no
+    verdict line, a grade followed by prose, two verdicts that disagree, an
+    echo of the prompt's instructions), a reply that is not a string, a
+    grader that raises, and a grader that gives no reply within `timeout`
+    seconds (default 300; None waits for ever) make the Score unscored
+    (correct None, no failure kind) with metadata "grader_failed" saying what
+    went wrong, so a benchmark or `score_many` carries on. A sync grader that
+    hangs is left running on a daemon thread of its own.
+    """
+    return _model_graded(
+        "model_graded_qa",
+        model_graded_qa,
+        QA_TEMPLATE,
+        grader,
+        template,
+        instructions,
+        grade_pattern,
+        partial_credit,
+        timeout,
+    )
+
+
+def model_graded_fact(
+    grader: Grader,
+    *,
+    template: str | None = None,
+    instructions: str | None = None,
+    grade_pattern: str | re.Pattern[str] | None = None,
+    partial_credit: bool = False,
+    timeout: float | None = DEFAULT_TIMEOUT,
+) -> Scorer:
+    """A scorer that asks a grader model whether the answer contains the fact in the label.
+
+    The same as `model_graded_qa()` but for its default template,
+    `FACT_TEMPLATE`, which asks whether the answer states the fact (in any
+    wording, without contradicting it) rather than whether it meets a
+    criterion. The label's accepted answers are the fact's acceptable forms.
+    """
+    return _model_graded(
+        "model_graded_fact",
+        model_graded_fact,
+        FACT_TEMPLATE,
+        grader,
+        template,
+        instructions,
+        grade_pattern,
+        partial_credit,
+        timeout,
+    )

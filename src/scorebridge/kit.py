@@ -1,0 +1,113 @@
+"""The adapter kit: everything an adapter between scorebridge and a harness needs, and nothing else.
+
+The adapters that ship with scorebridge (Inspect AI, DSPy, pytest, Ray) are
+built on these names only; an adapter of your own (MLflow, promptfoo, an
+in-house harness) can be too. docs/adapters.md walks through one. The names
+here are public API, under the same stability promise as `scorebridge` itself.
+
+Reading what a harness hands over:
+
+- `presort(scorer, output, answers)`: the text of an output, or the `Rejected`
+  reason it is not an answer (a failure_kind element, `ok` False, no text,
+  NOT_IN_DOCUMENT);
+- `accepted_answers(scorer, label)`: a label's accepted answers as text;
+  `label_is_missing(label)`: True when an item has no label;
+- `item_text(item)`: an item's text (`ITEM_TEXT_FIELDS`: `input`, then `question`);
+- `element(obj, key)`: a mapping's value or an attribute, never raising;
+- `fold`, `plain_digits`, `is_number`, `is_bool`, `is_missing`: the readers
+  the rules above are made of.
+
+Making Scores:
+
+- `record(scorer, raw, unlabelled)`: the recording rules over whatever a
+  scorer function returned; `recorded(...)`: the rules over fields already
+  read (what an adapter that reads a harness's result calls);
+- `metadata_dict(score)`: a new dict of a Score's metadata.
+
+Scorers:
+
+- `Scorer(name, fn, options, factory=..., recorded=True)`: an adapter's scorer,
+  whose `fn` returns recorded Scores;
+- `BUILTINS`, `is_builtin(scorer)`, `rebuild(name, options)`: the built-in
+  scorers by name, for a harness that makes scorers again from a log;
+- `defined_scorers()`, `on_scorer_defined(listener)`: the scorers users define
+  with `@scorer` at the top of a module, for a harness that finds scorers by name;
+- `GRADER_FAILED`: the metadata key of a Score whose grader failed.
+
+Running and reporting:
+
+- `is_async(fn)`, `run_sync(awaitable)`: telling async callables apart, and
+  waiting for one from sync code (in or out of a running event loop);
+- `add_note(exc, note)`, `note_scorer(exc, name)`: naming the scorer in an
+  exception raised inside it;
+- `Summary`, `Summaries`, `text_table`: the one summary and the one table;
+- `read_rows(path)`, `RowError`: rows of a JSONL or CSV file, with
+  "FILE:LINE: problem" errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+from typing import TypeVar
+
+from ._protocol.reading import (
+    ITEM_TEXT_FIELDS,
+    Rejected,
+    accepted_answers,
+    element,
+    fold,
+    item_text,
+    presort,
+)
+from ._protocol.record import record, recorded
+from ._protocol.score import metadata_dict
+from ._protocol.scorer import Scorer, add_note, defined_scorers, is_async, note_scorer, on_scorer_defined
+from ._protocol.values import is_bool, is_missing, is_number, label_is_missing, plain_digits
+from ._runner.files import RowError, read_rows
+from ._runner.summary import Summaries, Summary, text_table
+from ._scorers.builtins import BUILTINS, is_builtin, rebuild
+from ._scorers.model_graded import GRADER_FAILED
+
+__all__ = [
+    "BUILTINS",
+    "GRADER_FAILED",
+    "ITEM_TEXT_FIELDS",
+    "Rejected",
+    "RowError",
+    "Scorer",
+    "Summaries",
+    "Summary",
+    "accepted_answers",
+    "add_note",
+    "defined_scorers",
+    "element",
+    "fold",
+    "is_async",
+    "is_bool",
+    "is_builtin",
+    "is_missing",
+    "is_number",
+    "item_text",
+    "label_is_missing",
+    "metadata_dict",
+    "note_scorer",
+    "on_scorer_defined",
+    "plain_digits",
+    "presort",
+    "read_rows",
+    "rebuild",
+    "record",
+    "recorded",
+    "run_sync",
+    "text_table",
+]
+
+T = TypeVar("T")
+
+
+def run_sync(aw: Awaitable[T]) -> T:
+    """Wait for `aw` from sync code: in this thread's own event loop, or, when a loop is already running
+    here (a notebook, an async test), on a helper thread. asyncio is imported on the first call."""
+    from ._protocol.sync import run_sync as run
+
+    return run(aw)

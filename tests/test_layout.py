@@ -1,0 +1,83 @@
+"""The hub and its spokes, read from the code's imports: the arrows point from the spokes to the kit only.
+
+- an adapter imports the core's public names only (`scorebridge`, `scorebridge.kit`,
+  `scorebridge.testing`), never `scorebridge._anything`;
+- no adapter imports another adapter;
+- the core imports no adapter, but for the demo (reached only from the CLI).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CORE = ROOT / "src" / "scorebridge"
+ADAPTERS = {
+    path.name: path
+    for path in sorted((ROOT / "adapters").glob("*/src/*"))
+    if path.is_dir() and (path / "__init__.py").exists()
+}
+DEMO = CORE / "_cli" / "demo.py"
+
+
+def _imports(path: Path) -> list[str]:
+    """Every module `path` imports (absolute names), top level or inside functions."""
+    names: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names += [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+    return names
+
+
+def _sources(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def test_there_are_adapters_to_check() -> None:
+    assert {"scorebridge_inspect", "scorebridge_dspy", "pytest_scorebridge"} <= ADAPTERS.keys()
+
+
+@pytest.mark.parametrize("adapter", sorted(ADAPTERS))
+def test_an_adapter_imports_only_the_cores_public_names(adapter: str) -> None:
+    private = [
+        f"{path.relative_to(ROOT)}: {name}"
+        for path in _sources(ADAPTERS[adapter])
+        for name in _imports(path)
+        if name.startswith("scorebridge._")
+    ]
+    assert private == [], "adapters are built on scorebridge.kit; these import private modules"
+
+
+@pytest.mark.parametrize("adapter", sorted(ADAPTERS))
+def test_an_adapter_imports_no_other_adapter(adapter: str) -> None:
+    others = tuple(a for a in ADAPTERS if a != adapter)
+    crossing = [
+        f"{path.relative_to(ROOT)}: {name}"
+        for path in _sources(ADAPTERS[adapter])
+        for name in _imports(path)
+        if name.split(".")[0] in others
+    ]
+    assert crossing == []
+
+
+def test_the_core_imports_no_adapter_but_in_the_demo() -> None:
+    crossing = [
+        f"{path.relative_to(ROOT)}: {name}"
+        for path in _sources(CORE)
+        if path != DEMO
+        for name in _imports(path)
+        if name.split(".")[0] in ADAPTERS
+    ]
+    assert crossing == []
+
+
+def test_the_check_sees_a_private_import(tmp_path: Path) -> None:
+    # The test above would pass on code it cannot read: make sure an added arrow is seen.
+    sample = tmp_path / "sample.py"
+    sample.write_text("def f():\n    from scorebridge._protocol.record import recorded\n", encoding="utf-8")
+    assert "scorebridge._protocol.record" in _imports(sample)
