@@ -96,16 +96,32 @@ class Summary(NamedTuple):
             total += v.value if v.value is not None else float(v.correct)
             if v.failure_kind is not None:
                 kinds[v.failure_kind] += 1
-        accuracy = total / scored if scored else None
+        return cls.from_counts(name, rows, scored, correct, total, kinds)
+
+    @classmethod
+    def from_counts(
+        cls, name: str, rows: int, scored: int, correct: int, value_sum: float, kinds: Mapping[str, int]
+    ) -> Summary:
+        """The summary of counts made elsewhere (a distributed aggregation, say), as `of` counts them.
+
+        `value_sum` is the sum of the values of the scored rows; `kinds` the count of
+        scored rows per failure kind (missing kinds count 0; an unknown kind is a
+        ValueError).
+        """
+        unknown = sorted(set(kinds) - set(FAILURE_KINDS))
+        if unknown:
+            raise ValueError(f"summary {name!r}: unknown failure kinds {unknown}; the kinds are {FAILURE_KINDS}")
+        if not 0 <= correct <= scored <= rows:
+            raise ValueError(f"summary {name!r}: need 0 <= correct <= scored <= rows; got {correct}, {scored}, {rows}")
         return cls(
             name,
             rows,
             scored,
             correct,
-            accuracy,
-            _interval(total, scored),
+            value_sum / scored if scored else None,
+            _interval(value_sum, scored),
             rows - scored,
-            MappingProxyType(kinds),
+            MappingProxyType({kind: int(kinds.get(kind, 0)) for kind in FAILURE_KINDS}),
         )
 
     def as_dict(self) -> dict[str, Any]:
