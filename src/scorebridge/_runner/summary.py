@@ -100,7 +100,7 @@ class Summary(NamedTuple):
 
     @classmethod
     def from_counts(
-        cls, name: str, rows: int, scored: int, correct: int, value_sum: float, kinds: Mapping[str, int]
+        cls, name: str, rows: int, scored: int, correct: int, value_sum: float, kinds: Mapping[Any, int]
     ) -> Summary:
         """The summary of counts made elsewhere (a distributed aggregation, say), as `of` counts them.
 
