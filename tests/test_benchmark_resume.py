@@ -1,4 +1,4 @@
-"""`benchmark(out=PATH)`: every record streamed to JSONL as it is made; a second run resumes."""
+"""`benchmark(out=PATH)`: a header naming the scorer, every record streamed as it is made; a second run resumes."""
 
 from __future__ import annotations
 
@@ -19,7 +19,10 @@ LABELS = [item.upper() for item in ITEMS]
 
 
 def lines(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    """The records of an out file: every line but the header."""
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert rows[0]["scorebridge"] == "benchmark"
+    return rows[1:]
 
 
 def keys(rows: list[dict[str, Any]]) -> list[tuple[str, Any, int]]:
@@ -52,7 +55,7 @@ def test_out_gets_every_record_as_a_json_line(tmp_path: Path) -> None:
 
 def test_keyboard_interrupt_mid_run_propagates_and_the_file_holds_what_was_done(tmp_path: Path) -> None:
     out = tmp_path / "runs.jsonl"
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(KeyboardInterrupt, match=r"5 records saved in .*runs\.jsonl; run it again with the same out="):
         sb.benchmark({"x": Counted(interrupt_on="q5")}, ITEMS, LABELS, out=out)
     assert keys(lines(out)) == [("x", i, 0) for i in range(5)]
 
@@ -130,7 +133,7 @@ def test_an_incomplete_last_line_is_dropped_with_a_warning(tmp_path: Path) -> No
     sb.benchmark({"x": Counted()}, ITEMS[:3], LABELS[:3], out=out)
     with out.open("a", encoding="utf-8") as f:
         f.write('{"arm": "x", "item_id": 3, "ru')  # a crash mid-write
-    with pytest.warns(UserWarning, match=r"runs.jsonl:4: dropped an incomplete last record"):
+    with pytest.warns(UserWarning, match=r"runs.jsonl:5: dropped an incomplete last record"):
         result = sb.benchmark({"x": Counted()}, ITEMS, LABELS, out=out)
     assert len(result) == N
     assert keys(lines(out)) == [("x", i, 0) for i in range(N)]
@@ -150,15 +153,25 @@ def test_a_malformed_line_before_the_last_is_an_error_naming_file_and_line(tmp_p
     out = tmp_path / "runs.jsonl"
     sb.benchmark({"x": Counted()}, ITEMS[:3], LABELS[:3], out=out)
     rows = out.read_text(encoding="utf-8").splitlines()
-    out.write_text("\n".join([rows[0], "not json", *rows[1:]]) + "\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"runs.jsonl:2: not valid JSON"):
+    out.write_text("\n".join([*rows[:2], "not json", *rows[2:]]) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"runs.jsonl:3: not valid JSON"):
         sb.benchmark({"x": Counted()}, ITEMS, LABELS, out=out)
 
 
 def test_a_line_that_is_not_a_record_is_an_error(tmp_path: Path) -> None:
     out = tmp_path / "runs.jsonl"
-    out.write_text('{"arm": "x", "item_id": 0}\n', encoding="utf-8")
-    with pytest.raises(ValueError, match=r"runs.jsonl:1: not a benchmark record: no run, correct"):
+    sb.benchmark({"x": Counted()}, ITEMS[:1], LABELS[:1], out=out)
+    with out.open("a", encoding="utf-8") as f:
+        f.write('{"arm": "x", "item_id": 0}\n')
+    with pytest.raises(ValueError, match=r"runs.jsonl:3: not a benchmark record: no run, correct"):
+        sb.benchmark({"x": Counted()}, ITEMS, LABELS, out=out)
+
+
+def test_a_file_without_the_header_is_not_taken_for_a_benchmark_file(tmp_path: Path) -> None:
+    # A JSONL file of something else (or of scorebridge 0.1, which wrote no header) is never appended to.
+    out = tmp_path / "runs.jsonl"
+    out.write_text('{"arm": "x", "item_id": 0, "run": 0}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"runs.jsonl:1: not a benchmark file of this scorebridge"):
         sb.benchmark({"x": Counted()}, ITEMS, LABELS, out=out)
 
 

@@ -2,15 +2,35 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable
-from typing import Final, NamedTuple
+import math
+from collections.abc import Hashable, Mapping
+from types import MappingProxyType
+from typing import Any, Final, NamedTuple
 
 from .._protocol.score import FailureKind
 
-__all__ = ["FIELDS", "BenchmarkRecord", "BudgetExceeded", "is_budget_stop"]
+__all__ = [
+    "FIELDS",
+    "BenchmarkRecord",
+    "BudgetExceeded",
+    "is_budget_stop",
+    "json_safe",
+]
 
-FIELDS: Final = ("arm", "item_id", "run", "correct", "value", "outcome", "failure_kind", "seconds", "error")
-"""The fields of a benchmark record, in order (the keys of each JSONL line of `out`)."""
+FIELDS: Final = (
+    "arm",
+    "item_id",
+    "run",
+    "correct",
+    "value",
+    "outcome",
+    "failure_kind",
+    "explanation",
+    "metadata",
+    "seconds",
+    "error",
+)
+"""The fields of a benchmark record, in order (the keys of each record line of `out`)."""
 
 
 class BudgetExceeded(Exception):
@@ -32,9 +52,13 @@ def is_budget_stop(exc: BaseException) -> bool:
 class BenchmarkRecord(NamedTuple):
     """One run of one arm on one item, scored. Immutable; `_asdict()` gives the fields as a dict.
 
-    `run` counts from 0. `seconds` is the wall time of the arm's call. `error`
-    is "ExceptionType: message" when the arm raised (then `failure_kind` is
-    "error", or "budget_stop" for a budget exception), else None.
+    `run` counts from 0. `correct`, `value`, `outcome`, `failure_kind`,
+    `explanation` and `metadata` are the Score's (metadata made JSON-safe by
+    `json_safe`, as it is written to `out`), so a record says why an arm
+    failed without scoring again. `seconds` is the wall time of the arm's
+    call. `error` is "ExceptionType: message" when the arm raised (then
+    `failure_kind` is "error", or "budget_stop" for a budget exception), else
+    None.
     """
 
     arm: str
@@ -44,5 +68,59 @@ class BenchmarkRecord(NamedTuple):
     value: float | None
     outcome: str | None
     failure_kind: FailureKind | None
+    explanation: str | None
+    metadata: Mapping[str, Any]
     seconds: float
     error: str | None
+
+
+_DEPTH: Final = 50
+_INT_BITS: Final = 13_000  # about 4,000 decimal digits
+
+
+def _safe_repr(value: Any) -> str:
+    try:
+        return repr(value)
+    except Exception as exc:
+        return f"<{type(value).__name__} whose repr raised {type(exc).__name__}>"
+
+
+def json_safe(value: Any, depth: int = 0) -> Any:
+    """`value` as plain JSON data: what standard JSON cannot hold becomes text.
+
+    Strings, bools and None are kept (a subclass as its plain value); ints
+    kept but for those too long to write (over 4,000 digits, Python's limit
+    is 4,300), which become a note of their size; finite floats kept, NaN and
+    the infinities written as their repr ("nan", "inf"); mappings become
+    dicts with string keys, lists and tuples lists; anything else (and what
+    lies deeper than 50 levels) its repr. A `json.dumps` of the result always
+    succeeds and writes standard JSON.
+    """
+    kind = type(value)
+    if value is None or kind is str or kind is bool:  # the common cases first: this runs on every record
+        return value
+    if kind is dict or kind is MappingProxyType:
+        if depth < _DEPTH:
+            return {k if type(k) is str else _key(k): json_safe(v, depth + 1) for k, v in value.items()}
+        return _safe_repr(value)
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int):
+        return int(value) if value.bit_length() <= _INT_BITS else f"<an int of {value.bit_length()} bits>"
+    if isinstance(value, float):
+        return float(value) if math.isfinite(value) else repr(float(value))
+    if depth < _DEPTH:
+        if isinstance(value, Mapping):
+            try:
+                return {k if type(k) is str else _key(k): json_safe(v, depth + 1) for k, v in value.items()}
+            except Exception:
+                return _safe_repr(value)
+        if isinstance(value, (list, tuple)):
+            return [json_safe(v, depth + 1) for v in value]
+    return _safe_repr(value)
+
+
+def _key(key: Any) -> str:
+    return str(key) if isinstance(key, str) else _safe_repr(key)

@@ -7,33 +7,29 @@ import contextvars
 import inspect
 import os
 import sys
+import threading
 import time
-import warnings
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from .._protocol.record import recorded
-from .._protocol.score import FAILURE_KINDS, FailureKind, Score
-from .._protocol.scorer import Scorer, is_async
+from .._protocol.score import FailureKind, Score
+from .._protocol.scorer import Scorer, add_note, is_async
 from .._protocol.sync import run_sync
 from .._protocol.values import label_is_missing
+from .._scorers.builtins import is_fast
 from .._scorers.exact import exact
-from .files import RowError, json_object
-from .records import FIELDS, BenchmarkRecord, is_budget_stop
+from .records import BenchmarkRecord, is_budget_stop, json_safe
 from .result import BenchmarkResult
+from .store import Key, OutFile, scorer_identity
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
-    from typing import IO
 
 __all__ = ["abenchmark", "benchmark"]
 
 _PROGRESS_DELAY = 1.0
 """Seconds a run lasts before the default progress bar (`progress=None` on a terminal) appears."""
-
-
-class _Halt(Exception):
-    """A worker stopped the benchmark; the reason is in `_Run.stop`."""
 
 
 def _error_text(exc: BaseException) -> str:
@@ -48,30 +44,33 @@ def _stderr_is_terminal() -> bool:
         return False
 
 
-def _record_from(path: str, line: int, raw: bytes) -> BenchmarkRecord | None:
-    """One line of an `out` file as a record (None for a blank line); a `RowError` if it is not one."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise RowError(path, line, "not UTF-8 text") from None
-    if not text.strip():
-        return None
-    row = json_object(path, line, text)
-    missing = [f for f in FIELDS if f not in row]
-    if missing:
-        raise RowError(path, line, f"not a benchmark record: no {', '.join(missing)}")
-    if (
-        not isinstance(row["arm"], str)
-        or type(row["run"]) is not int
-        or type(row["item_id"]) not in (int, str)
-        or type(row["correct"]) not in (bool, type(None))
-        or (row["failure_kind"] is not None and row["failure_kind"] not in FAILURE_KINDS)
-    ):
-        raise RowError(path, line, "not a benchmark record: a field has the wrong type")
-    return BenchmarkRecord(*(row[f] for f in FIELDS))
+_hook_installed = False
+_INTERRUPT: Final = "scorebridge_benchmark_interrupt"
 
 
-Key = tuple[str, Hashable, int]
+def _show_interrupts() -> None:
+    """Make an uncaught interrupt of a benchmark end a script with its one line, not a traceback.
+
+    Python's hook for uncaught exceptions is wrapped once, for the
+    KeyboardInterrupts a benchmark raises (marked `_INTERRUPT`); every other
+    exception goes to the hook there was before. They are KeyboardInterrupt
+    itself, not a subclass, so Python still exits as killed by SIGINT (status
+    130 in a shell). A notebook or pytest shows the exception its own way,
+    message included.
+    """
+    global _hook_installed
+    if _hook_installed:
+        return
+    previous = sys.excepthook
+
+    def hook(kind: type[BaseException], exc: BaseException, tb: Any) -> None:
+        if getattr(exc, _INTERRUPT, False):
+            print(exc, file=sys.stderr)
+        else:
+            previous(kind, exc, tb)
+
+    sys.excepthook = hook
+    _hook_installed = True
 
 
 class _Run:
@@ -114,6 +113,8 @@ class _Run:
             ids = list(range(len(self.items)))
         else:
             raise TypeError(f"benchmark: items must be a sequence or a mapping of ids; got {type(items).__name__}")
+        if not ids:
+            raise ValueError("benchmark: there are no items; give at least one item to run the arms on")
         if out is not None:
             ids = [self._json_id(k) for k in ids]
         self.ids = ids
@@ -123,26 +124,18 @@ class _Run:
         self.fns = list(arms.values())
         self.is_async = [is_async(fn) for fn in self.fns]
         self.scorer = scorer
+        # a sync scorer that may block (a grader model, a regex, a function of yours) runs off the event loop
+        self.scorer_inline = scorer.is_async or is_fast(scorer)
         self.runs = runs
         self.concurrency = concurrency
         self.progress = progress
         self.out = None if out is None else os.fspath(out)
         self.done: dict[Key, BenchmarkRecord] = {}
+        self.todo: list[tuple[int, int, int]] = []
         self.stop: BaseException | None = None
-        self._newline_first = False
-        if self.out is not None:
-            self._resume(self.out)
-        self.todo = [
-            (a, i, r)
-            for r in range(runs)
-            for i in range(len(ids))
-            for a in range(len(self.names))
-            if (self.names[a], ids[i], r) not in self.done
-        ]
-        self._task: asyncio.Task[Any] | None = None
+        self._file: OutFile | None = None
         self._workers: list[asyncio.Task[None]] = []
-        self._cancelling = False
-        self._file: IO[str] | None = None
+        self._task: asyncio.Task[Any] | None = None
         self._bar: Any = None
         self._pool: ThreadPoolExecutor | None = None
 
@@ -170,62 +163,72 @@ class _Run:
             return list(labels)
         raise TypeError(f"benchmark: labels must be a sequence or a mapping by item id; got {type(labels).__name__}")
 
-    def _resume(self, path: str) -> None:
-        """Load the records already in `out`; drop an incomplete last line (a crash mid-write)."""
-        wanted = {(a, i, r) for a in self.names for i in self.ids for r in range(self.runs)}
-        ignored = 0
-        end = 0
-        if not os.path.exists(path):
-            return
-        with open(path, "rb") as f:
-            for line, raw in enumerate(f, start=1):
-                try:
-                    record = _record_from(path, line, raw)
-                except RowError:
-                    if raw.endswith(b"\n"):
-                        raise
-                    warnings.warn(f"{path}:{line}: dropped an incomplete last record (crash mid-write?)", stacklevel=4)
-                    break
-                end += len(raw)
-                self._newline_first = not raw.endswith(b"\n")  # a whole record, but its newline never written
-                if record is None:
-                    continue
-                key = (record.arm, record.item_id, record.run)
-                if key in wanted:
-                    self.done.setdefault(key, record)
-                else:
-                    ignored += 1
-        if end < os.path.getsize(path):
-            os.truncate(path, end)
-        if ignored:
-            warnings.warn(
-                f"{path}: {ignored} record(s) are for arms, items or runs not in this benchmark; "
-                "they stay in the file and are left out of the result",
-                stacklevel=4,
-            )
-
-    async def execute(self) -> BenchmarkResult | BaseException:
-        """Run what is left to do; the result, or the exception that stopped the run (not raised, see benchmark)."""
-        self._task = asyncio.current_task()
-        try:
-            self._open()
-            jobs = iter(self.todo)
-            size = min(self.concurrency, len(self.todo))
-            self._workers = [asyncio.ensure_future(self._worker(jobs)) for _ in range(size)]
-            if self._workers:
-                await asyncio.wait(self._workers, return_when=asyncio.FIRST_EXCEPTION)
-        finally:
-            self._cancelling = True
-            for w in self._workers:
-                w.cancel()
-            await asyncio.gather(*self._workers, return_exceptions=True)
-            self._close()
-        return self._result() if self.stop is None else self.stop
-
     @property
     def loop_free(self) -> bool:
-        """True when the runs need no event loop: only sync arms, one run at a time."""
-        return self.concurrency == 1 and not any(self.is_async)
+        """True when the runs need no event loop: only sync arms and a sync scorer, one run at a time."""
+        return self.concurrency == 1 and not any(self.is_async) and not self.scorer.is_async
+
+    # --- opening and closing -----------------------------------------------------------------
+
+    def _open(self) -> None:
+        """Take the `out` file (its lock, its records), then what is left to do, the bar and the pool."""
+        if self.out is not None:
+            wanted = {(a, i, r) for a in self.names for i in self.ids for r in range(self.runs)}
+            self._file = OutFile(self.out, scorer_identity(self.scorer), wanted)
+            self.done = dict(self._file.records)
+        self.todo = [
+            (a, i, r)
+            for r in range(self.runs)
+            for i in range(len(self.ids))
+            for a in range(len(self.names))
+            if (self.names[a], self.ids[i], r) not in self.done
+        ]
+        pending = len(self.todo)
+        show = _stderr_is_terminal() if self.progress is None else self.progress
+        if show and pending:
+            from tqdm.auto import tqdm
+
+            total = len(self.done) + pending
+            delay = _PROGRESS_DELAY if self.progress is None else 0.0
+            self._bar = tqdm(total=total, initial=len(self.done), unit="run", desc="benchmark", delay=delay)
+        if pending and not self.loop_free and not (all(self.is_async) and self.scorer_inline):
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="scorebridge-benchmark")
+
+    def _close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+    def interrupted(self) -> KeyboardInterrupt:
+        """The KeyboardInterrupt that says how far an interrupted run got, and how to go on."""
+        if self._file is not None:
+            saved = self._file.count
+            message = (
+                f"benchmark interrupted: {saved} record{'' if saved == 1 else 's'} saved in {self.out}; "
+                "run it again with the same out= to resume"
+            )
+        else:
+            saved = len(self.done)
+            message = (
+                f"benchmark interrupted after {saved} record{'' if saved == 1 else 's'}, which are lost; "
+                "give benchmark() out=FILE to keep them and resume"
+            )
+        interrupt = KeyboardInterrupt(message)
+        setattr(interrupt, _INTERRUPT, True)
+        return interrupt
+
+    def _result(self) -> BenchmarkResult:
+        records = [self.done[n, i, r] for n in self.names for i in self.ids for r in range(self.runs)]
+        return BenchmarkResult(records, self.names, self.scorer.name)
+
+    # --- one run after another, in this thread -----------------------------------------------
 
     def execute_here(self) -> BenchmarkResult:
         """Run what is left to do one run after another in this thread, without an event loop."""
@@ -236,75 +239,6 @@ class _Run:
         finally:
             self._close()
         return self._result()
-
-    def _result(self) -> BenchmarkResult:
-        records = [self.done[n, i, r] for n in self.names for i in self.ids for r in range(self.runs)]
-        return BenchmarkResult(records, self.names, self.scorer.name)
-
-    def abandon(self) -> None:
-        """Stop a run whose event loop was interrupted (Ctrl-C outside any arm): no record is written after this."""
-        task = self._task
-        if task is None or task.done():
-            return
-        self._cancelling = True
-        loop = task.get_loop()
-        if loop.is_running():  # the helper thread's loop: cancel there; execute() cleans up
-            loop.call_soon_threadsafe(task.cancel)
-            return
-        for t in (task, *self._workers):  # this thread's loop, stopped: the tasks end when it next runs
-            t.cancel()
-        self._close()
-
-    def _open(self) -> None:
-        pending = len(self.todo)
-        if self.out is not None and pending:
-            self._file = open(self.out, "a", encoding="utf-8")  # noqa: SIM115  # closed by _close()
-            if self._newline_first:
-                self._file.write("\n")
-        show = _stderr_is_terminal() if self.progress is None else self.progress
-        if show and pending:
-            from tqdm.auto import tqdm
-
-            total = len(self.done) + pending
-            delay = _PROGRESS_DELAY if self.progress is None else 0.0
-            self._bar = tqdm(total=total, initial=len(self.done), unit="run", desc="benchmark", delay=delay)
-        if pending and not all(self.is_async):
-            from concurrent.futures import ThreadPoolExecutor
-
-            self._pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="scorebridge-arm")
-
-    def _close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
-        if self._bar is not None:
-            self._bar.close()
-            self._bar = None
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
-
-    async def _worker(self, jobs: Iterator[tuple[int, int, int]]) -> None:
-        for a, i, r in jobs:
-            try:
-                record = await self._one(a, i, r)
-            except BaseException as exc:
-                if isinstance(exc, asyncio.CancelledError) and self._cancelling:
-                    raise
-                if self.stop is None:
-                    self.stop = exc
-                raise _Halt from None
-            self._keep(record)
-
-    async def _one(self, a: int, i: int, run: int) -> BenchmarkRecord:
-        item, label = self.items[i], self.labels[i]
-        start = time.perf_counter()
-        try:
-            output = await self._call(a, item)
-        except Exception as exc:
-            return self._failed(a, i, run, exc, time.perf_counter() - start)
-        seconds = time.perf_counter() - start
-        return self._scored(a, i, run, await self.scorer.acall(item, output, label), seconds)
 
     def _one_here(self, a: int, i: int, run: int) -> BenchmarkRecord:
         """`_one` for the loop-free path: the arm and the scorer called in this thread."""
@@ -317,7 +251,92 @@ class _Run:
         except Exception as exc:
             return self._failed(a, i, run, exc, time.perf_counter() - start)
         seconds = time.perf_counter() - start
-        return self._scored(a, i, run, self.scorer(item, output, label), seconds)
+        try:
+            score = self.scorer(item, output, label)
+        except BaseException as exc:
+            self._name_row(exc, a, i, run)
+            raise
+        return self._scored(a, i, run, score, seconds)
+
+    # --- concurrently, in an event loop ------------------------------------------------------
+
+    async def execute(self) -> BenchmarkResult | BaseException:
+        """Run what is left to do; the result, or the exception that stopped the run (not raised, see benchmark)."""
+        self._task = asyncio.current_task()
+        try:
+            self._open()
+            jobs = iter(self.todo)
+            size = min(self.concurrency, len(self.todo))
+            self._workers = [asyncio.ensure_future(self._worker(jobs)) for _ in range(size)]
+            if self._workers:
+                await asyncio.wait(self._workers)  # the workers stop each other; they never raise here
+        finally:
+            for w in self._workers:
+                w.cancel()
+            await asyncio.gather(*self._workers, return_exceptions=True)
+            self._close()
+        return self._result() if self.stop is None else self.stop
+
+    def cancel(self) -> None:
+        """Stop a run going on in another thread's event loop; `execute()` cleans up there."""
+        task = self._task
+        if task is not None and not task.done():
+            task.get_loop().call_soon_threadsafe(task.cancel)
+
+    async def _worker(self, jobs: Iterator[tuple[int, int, int]]) -> None:
+        for a, i, r in jobs:
+            if self.stop is not None:
+                return
+            try:
+                record = await self._one(a, i, r)
+            except asyncio.CancelledError:
+                raise
+            except BaseException as exc:  # the scorer's exception, or an arm's BaseException: the run stops
+                if self.stop is None:
+                    self.stop = exc
+                    for w in self._workers:
+                        if w is not asyncio.current_task():
+                            w.cancel()
+                return
+            self._keep(record)
+
+    async def _one(self, a: int, i: int, run: int) -> BenchmarkRecord:
+        item, label = self.items[i], self.labels[i]
+        start = time.perf_counter()
+        try:
+            output = await self._call(a, item)
+        except Exception as exc:
+            return self._failed(a, i, run, exc, time.perf_counter() - start)
+        seconds = time.perf_counter() - start
+        try:
+            if self.scorer_inline:
+                score = await self.scorer.acall(item, output, label)
+            else:
+                score = await self._in_pool(self.scorer, item, output, label)
+        except BaseException as exc:
+            if not isinstance(exc, asyncio.CancelledError):
+                self._name_row(exc, a, i, run)
+            raise
+        return self._scored(a, i, run, score, seconds)
+
+    async def _in_pool(self, fn: Callable[..., Any], *args: Any) -> Any:
+        # Off the loop's thread, so a call that blocks stalls no other run (and an arm may call asyncio.run);
+        # with the caller's context variables.
+        return await asyncio.get_running_loop().run_in_executor(self._pool, contextvars.copy_context().run, fn, *args)
+
+    async def _call(self, a: int, item: Any) -> Any:
+        fn = self.fns[a]
+        if self.is_async[a]:
+            return await fn(item)
+        output = await self._in_pool(fn, item)
+        if inspect.isawaitable(output):  # a sync callable that hands back a coroutine
+            output = await output
+        return output
+
+    # --- records -----------------------------------------------------------------------------
+
+    def _name_row(self, exc: BaseException, a: int, i: int, run: int) -> None:
+        add_note(exc, f"while scoring arm {self.names[a]!r} on item {self.ids[i]!r} (index {i}, run {run})")
 
     def _failed(self, a: int, i: int, run: int, exc: Exception, seconds: float) -> BenchmarkRecord:
         kind: FailureKind = "budget_stop" if is_budget_stop(exc) else "error"
@@ -335,29 +354,56 @@ class _Run:
             score.value,
             score.outcome,
             score.failure_kind,
+            score.explanation,
+            json_safe(score.metadata) if score.metadata else {},
             seconds,
             error,
         )
 
-    async def _call(self, a: int, item: Any) -> Any:
-        fn = self.fns[a]
-        if self.is_async[a]:
-            return await fn(item)
-        # Off the loop's thread, so the arm may call asyncio.run; with the caller's context variables.
-        output = await asyncio.get_running_loop().run_in_executor(self._pool, contextvars.copy_context().run, fn, item)
-        if inspect.isawaitable(output):  # a sync callable that hands back a coroutine
-            output = await output
-        return output
-
     def _keep(self, record: BenchmarkRecord) -> None:
         self.done[record.arm, record.item_id, record.run] = record
         if self._file is not None:
-            import json
-
-            self._file.write(json.dumps(record._asdict()) + "\n")
-            self._file.flush()
+            self._file.write(record)
         if self._bar is not None:
             self._bar.update()
+
+
+def _in_new_loop(run: _Run) -> BenchmarkResult | BaseException:
+    """`run.execute()` to its end in an event loop of its own; a KeyboardInterrupt is the run's `interrupted()`.
+
+    In a thread with no running loop the loop is this thread's (`asyncio.run`,
+    which on Ctrl-C cancels the run's tasks and waits for them, so the file is
+    closed and nothing is left pending); in a thread whose loop is running (a
+    notebook) it is a new thread's, and a Ctrl-C here cancels it there.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        try:
+            return asyncio.run(run.execute())
+        except KeyboardInterrupt:
+            raise run.interrupted() from None
+    box: list[BenchmarkResult | BaseException] = []
+
+    def work() -> None:
+        try:
+            box.append(asyncio.run(run.execute()))
+        except BaseException as exc:  # carried back to the caller's thread
+            box.append(exc)
+
+    thread = threading.Thread(target=work, name="scorebridge-benchmark")
+    thread.start()
+    try:
+        while thread.is_alive():
+            thread.join(0.1)  # a timed join, so Ctrl-C reaches this thread
+    except KeyboardInterrupt:
+        run.cancel()
+        thread.join()
+        raise run.interrupted() from None
+    outcome = box[0]
+    if isinstance(outcome, asyncio.CancelledError):
+        raise run.interrupted()
+    return outcome
 
 
 _EXACT: Final = exact()
@@ -378,46 +424,58 @@ def benchmark(
     Args:
         arms: Names to callables `arm(item) -> output`, sync or async.
         items: A sequence (the item ids are the indices 0, 1, ...) or a
-            mapping of item ids to items.
+            mapping of item ids to items; at least one.
         labels: A mapping by item id, or a sequence aligned with `items` (in
             a mapping's iteration order). A label of None (or blank) means the
             item has no label: its runs are recorded unscored.
         scorer: The scorer of every output; `exact()` by default.
         runs: How many times each arm runs on each item (runs count from 0).
-        concurrency: How many runs at once. With 1 and only sync arms, each
-            arm is called in the calling thread, one call after another, with
-            no event loop. Otherwise async arms run in one event loop, and
-            sync arms in a thread pool of `concurrency` threads (so an arm may
-            still call `asyncio.run`), each call with the caller's context
-            variables.
+        concurrency: How many runs at once. With 1 and only sync arms and a
+            sync scorer, each arm and the scorer are called in the calling
+            thread, one call after another, with no event loop. Otherwise
+            async arms (and an async scorer) run in one event loop, and sync
+            arms in a pool of `concurrency` threads (so an arm may still call
+            `asyncio.run`), each call with the caller's context variables; a
+            sync scorer runs in that pool too, so a slow grader or regex stalls
+            no other run, but for the built-ins that never wait (exact and the
+            detect scorers but detect_pattern), which run inline.
         progress: A tqdm progress bar on stderr: None shows it when stderr is
             a terminal and the run lasts more than a second; True or False
             forces it on (at once) or off.
-        out: A JSONL file that gets every record as it is made (flushed line
-            by line), so a crash or Ctrl-C loses nothing. Running again with
-            the same `out` resumes: the (arm, item_id, run) already in the file
-            are loaded, not run again. Item ids must then be strings or ints.
+        out: A JSON Lines file that gets a header naming the scorer, then
+            every record as it is made (flushed line by line), so a crash or
+            Ctrl-C loses nothing. Running again with the same `out` resumes:
+            the (arm, item_id, run) already in the file are loaded, not run
+            again. Item ids must then be strings or ints. Resuming under
+            another scorer, or other options, is refused (a ValueError naming
+            both), and so is a file another process is writing (a RuntimeError:
+            one writer per file, see docs/benchmark.md).
 
     An arm that raises an `Exception` is recorded with failure kind "error"
     (or "budget_stop" for `BudgetExceeded`, see there) and its `error` text;
-    the benchmark goes on. An exception from the scorer, a KeyboardInterrupt
-    or another BaseException from an arm stops the benchmark and propagates;
-    what was recorded is in `out`. Runs start run by run, item by item, arm by
-    arm, so an interrupted benchmark has every arm on the same items; the
-    result keeps the records in arm, item, run order.
+    the benchmark goes on. An exception from the scorer, or another
+    BaseException from an arm, stops the benchmark and propagates, with a
+    note naming the arm, item and run; what was recorded is in `out`. Ctrl-C
+    (a KeyboardInterrupt) stops it at any concurrency and raises a
+    KeyboardInterrupt whose message says how many records are in which file
+    and that running again resumes; uncaught, a script ends with that one
+    line (and status 130). Runs start run by run, item by item, arm by arm, so
+    an interrupted benchmark has every arm on the same items; the result
+    keeps the records in arm, item, run order.
 
     Works from sync code and from inside a running event loop (then its event
-    loop work runs on scorebridge's helper thread); `abenchmark` is the async
-    twin.
+    loop runs on a thread of its own); `abenchmark` is the async twin.
     """
     run = _Run(arms, items, labels, scorer, runs, concurrency, progress, out)
+    _show_interrupts()
     if run.loop_free:
-        return run.execute_here()
-    try:
-        outcome = run_sync(run.execute())
-    except BaseException:
-        run.abandon()
-        raise
+        try:
+            return run.execute_here()
+        except KeyboardInterrupt:
+            raise run.interrupted() from None
+    outcome = _in_new_loop(run)
+    if isinstance(outcome, KeyboardInterrupt):  # raised inside an arm
+        raise run.interrupted() from outcome
     if isinstance(outcome, BaseException):
         raise outcome
     return outcome
@@ -433,8 +491,18 @@ async def abenchmark(
     progress: bool | None = None,
     out: str | os.PathLike[str] | None = None,
 ) -> BenchmarkResult:
-    """The async twin of `benchmark`, run in the current event loop."""
-    outcome = await _Run(arms, items, labels, scorer, runs, concurrency, progress, out).execute()
+    """The async twin of `benchmark`, run in the current event loop.
+
+    Cancelled (as `asyncio.run` cancels it on Ctrl-C), it closes `out` and
+    writes one line to stderr, how many records are saved where and that
+    running again resumes, then lets the cancellation go on.
+    """
+    run = _Run(arms, items, labels, scorer, runs, concurrency, progress, out)
+    try:
+        outcome = await run.execute()
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        print(run.interrupted(), file=sys.stderr)
+        raise
     if isinstance(outcome, BaseException):
         raise outcome
     return outcome
