@@ -185,3 +185,10 @@ def test_a_scorer_that_raises_on_a_row_names_the_line_and_where(
     assert status == 1
     assert err.startswith("data.jsonl:2: the scorer 'fragile' raised ValueError: could not convert string to float")
     assert err.rstrip().endswith("(fragile.py, line 6)")
+
+
+def test_a_module_missing_a_dependency_names_the_dependency(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (folder / "needs_more.py").write_text("import nowhere_to_be_found\n", encoding="utf-8")
+    status, _, err = score(capsys, "--scorer", "needs_more:x")
+    assert status == 2
+    assert "cannot import needs_more: ModuleNotFoundError: No module named 'nowhere_to_be_found'" in err

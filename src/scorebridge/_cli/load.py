@@ -105,7 +105,7 @@ def _from_module(name: str) -> ModuleType:
     try:
         return importlib.import_module(name)
     except ModuleNotFoundError as exc:
-        if exc.name is not None and name.startswith(exc.name):
+        if exc.name is not None and (name == exc.name or name.startswith(f"{exc.name}.")):  # not one it imports
             raise UsageError(f"--scorer {name}: no module named {exc.name!r}") from None
         raise _import_failure(name, exc) from None
     except Exception as exc:

@@ -9,6 +9,7 @@ and its options, the input's first row, the output file.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import os
@@ -139,6 +140,8 @@ def _check_out(args: argparse.Namespace) -> None:
     out: str | None = args.out
     if out is None or out == "-":
         return
+    if args.engine == "local" and out.lower().endswith(".parquet"):
+        raise UsageError("--out: this engine writes JSONL; Parquet is written by --engine ray")
     if os.path.isdir(out):
         raise RowError(out, None, "cannot be written: it is a folder")
     folder = os.path.dirname(os.path.abspath(out))
@@ -153,8 +156,6 @@ def _open_out(args: argparse.Namespace) -> IO[str] | None:
         return None
     if args.out == "-":
         return sys.stdout
-    if args.out.lower().endswith(".parquet"):
-        raise UsageError("--out: this engine writes JSONL; Parquet is written by --engine ray")
     try:
         return open(args.out, "w", encoding="utf-8")
     except OSError as exc:
@@ -182,12 +183,7 @@ def _local(args: argparse.Namespace, scorer: Scorer) -> Summary | int:
             from tqdm import tqdm
 
             run.bar = tqdm(desc="scoring", unit=" rows", file=sys.stderr, mininterval=0.25, delay=0.5, leave=False)
-
-        def every() -> Iterator[tuple[int, dict[str, Any]]]:
-            yield first
-            yield from rows
-
-        return Summary.of(scorer.name, run.scores(every()))
+        return Summary.of(scorer.name, run.scores(itertools.chain([first], rows)))
     except KeyboardInterrupt:
         run.close()
         return _interrupted(args, run)
