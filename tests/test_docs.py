@@ -13,7 +13,8 @@ first on the import path), as a reader pasting them one after another would:
 - a block whose first line is `# Not run by the docs test: REASON` is skipped
   (the reason visible to readers; used sparingly);
 - a shell block after the comment `<!-- docs-test: run -->` runs in bash and must
-  exit 0.
+  exit 0; one after `<!-- docs-test: run in TEST -->` is run by that test, which checks
+  each step (docs/inspect.md's Inspect AI session: adapters/inspect/tests/test_registry.py).
 
 The folder holds a copy of examples/cases/ (the case files the pytest page uses).
 No document may speak the project's internal jargon, or cite a file the repository
@@ -37,7 +38,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-BLOCK = re.compile(r"^(?P<marker><!-- docs-test: run -->\n)?```(?P<lang>\w*)\n(?P<code>.*?)^```", re.M | re.S)
+BLOCK = re.compile(r"^(?:<!-- docs-test: (?P<marker>run[^>]*) -->\n)?```(?P<lang>\w*)\n(?P<code>.*?)^```", re.M | re.S)
 FILE_NAME = re.compile(r"^# (?P<name>[\w./-]+\.py)$")
 NOT_RUN = "# Not run by the docs test:"
 SHOWN = re.compile(r"^(?P<call>\S.*?)\s+# (?P<repr>Score\(.*\))$")
@@ -48,7 +49,8 @@ class Block(NamedTuple):
     line: int
     lang: str
     code: str
-    run: bool  # a shell block marked to run
+    run: bool  # a shell block marked to run here
+    marker: str | None = None  # "run", or "run in TEST": a session another test runs, step by step
 
     @property
     def where(self) -> str:
@@ -59,7 +61,7 @@ class Block(NamedTuple):
 def blocks(doc: Path) -> list[Block]:
     text = doc.read_text(encoding="utf-8")
     return [
-        Block(doc, text[: m.start("code")].count("\n"), m["lang"], m["code"], m["marker"] is not None)
+        Block(doc, text[: m.start("code")].count("\n"), m["lang"], m["code"], m["marker"] == "run", m["marker"])
         for m in BLOCK.finditer(text)
     ]
 
@@ -152,7 +154,9 @@ def test_every_block_runs_as_written(doc: Path, tmp_path: Path) -> None:
 def test_the_docs_have_python_blocks_and_sessions() -> None:
     found = [block for doc in DOCS for block in blocks(doc)]
     assert len([b for b in found if b.lang == "python"]) >= 15
-    assert len([b for b in found if b.run]) >= 2
+    assert len([b for b in found if b.run]) >= 1
+    elsewhere = [b.marker.removeprefix("run in ") for b in found if b.marker and b.marker != "run"]
+    assert elsewhere and all((ROOT / path).exists() for path in elsewhere)
 
 
 def test_few_blocks_are_left_out() -> None:

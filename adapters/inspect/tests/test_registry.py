@@ -208,34 +208,38 @@ def test_scorers_defined_before_the_entry_point_loads_are_registered_too(tmp_pat
 _EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
-def test_inspect_eval_then_score_by_file_then_rebuild_from_the_log(tmp_path: Path) -> None:
+SESSION_MARK = "<!-- docs-test: run in adapters/inspect/tests/test_registry.py -->\n```sh\n"
+
+
+def _session() -> list[str]:
+    """The commands of docs/inspect.md's offline session, as written there."""
+    doc = (_EXAMPLES.parent / "docs" / "inspect.md").read_text(encoding="utf-8")
+    block = doc.split(SESSION_MARK)[1].split("```")[0]
+    return [line for line in block.splitlines() if line.strip() and not line.startswith("#")]
+
+
+def test_the_docs_session_evals_then_scores_by_file_then_rebuilds_from_the_log(tmp_path: Path) -> None:
+    # The bug: a to_inspect() scorer was found neither as file.py@name nor from the log; only a hand-written
+    # @scorer wrapper worked. The session runs the docs' commands in the docs' files, checking each step.
     import os
 
-    for name in ("my_scorers.py", "arith.py"):  # the files docs/inspect.md shows
+    for name in ("my_scorers.py", "arith.py"):  # the files docs/inspect.md shows (tests/test_docs.py checks)
         (tmp_path / name).write_text((_EXAMPLES / name).read_text(encoding="utf-8"), encoding="utf-8")
-    inspect_cli = str(Path(sys.executable).parent / "inspect")
-
-    def inspect(*args: str, **env: str) -> None:
-        done = subprocess.run(
-            [inspect_cli, *args], cwd=tmp_path, capture_output=True, text=True, timeout=300, env={**os.environ, **env}
-        )
-        assert done.returncode == 0, done.stdout + done.stderr
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
 
     def scored() -> tuple[dict[str, Any], float]:
-        [log] = (tmp_path / "logs").glob("*.eval")
+        [log] = (tmp_path / "logs" / "arith").glob("*.eval")
         [result] = read_eval_log(str(log)).results.scores  # type: ignore[union-attr]
         return result.params, result.metrics["accuracy"].value
 
-    inspect("eval", "arith.py", "--log-dir", "logs")
-    assert scored() == ({"tolerance": 0.01}, pytest.approx(2 / 3))
-    [log] = (tmp_path / "logs").glob("*.eval")
-
-    # by file and name, with -S read as the scorer's option
-    inspect("score", "--scorer", "my_scorers.py@within_1pct", "-S", "tolerance=0.05", "--action", "overwrite",
-            "--overwrite", str(log))  # fmt: skip
-    assert scored() == ({"tolerance": 0.05}, 1.0)
-
-    # without --scorer: rebuilt by the name and options in the log, once the task's file is imported (it
-    # imports my_scorers, which Inspect finds only with the folder on the import path)
-    inspect("score", "--action", "overwrite", "--overwrite", str(log), PYTHONPATH=str(tmp_path))
-    assert scored() == ({"tolerance": 0.05}, 1.0)
+    evaluate, by_file, from_log = _session()
+    expected = [
+        (evaluate, "inspect eval arith.py", ({"tolerance": 0.01}, pytest.approx(2 / 3))),
+        (by_file, "inspect score --scorer my_scorers.py@within_1pct -S tolerance=0.05", ({"tolerance": 0.05}, 1.0)),
+        (from_log, "PYTHONPATH=. inspect score --action overwrite", ({"tolerance": 0.05}, 1.0)),  # rebuilt
+    ]
+    for command, start, result in expected:
+        assert command.startswith(start)
+        done = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert scored() == result, command
