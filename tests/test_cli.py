@@ -1,6 +1,8 @@
-"""The `scorebridge` command: `score` a JSONL or CSV file with a built-in scorer, `list` the built-ins.
+"""The `scorebridge` command: `score` a file with a built-in scorer, `list` the scorers, `--version`, the help.
 
 Also `read_rows`, the reader of JSONL and CSV files with line numbers that `score` uses.
+Loading a scorer of yours is in test_cli_load.py, `-S` in test_cli_options.py, streaming,
+stdin and interruptions in test_cli_stream.py.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 import pytest
 
 import scorebridge as sb
-from scorebridge._cli.main import _option, _value, main
+from scorebridge._cli.main import build_parser, main
 from scorebridge._scorers import builtins as _builtins
 from scorebridge.kit import RowError, read_rows
 
@@ -25,6 +27,7 @@ ROWS: list[dict[str, Any]] = [
     {"item": "Capital of Spain?", "output": "", "label": "Madrid"},
     {"item": "Capital of Peru?", "output": "Lima", "label": None},
 ]
+SCRIPT = Path(sys.executable).parent / "scorebridge"
 
 
 def jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
@@ -50,12 +53,59 @@ def test_score_prints_counts_accuracy_interval_and_failure_kinds(
     assert "4 rows scored with <Scorer exact(normalise=True)>" in out
 
 
+def test_format_json_prints_the_summary_as_one_line_of_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = jsonl(tmp_path / "o.jsonl", ROWS)
+    status, out, _ = run(capsys, "score", str(data), "--scorer", "exact", "--format", "json")
+    assert status == 0
+    assert out.count("\n") == 1
+    expected = sb.Summary.of("exact", [sb.exact()(r["item"], r["output"], r["label"]) for r in ROWS]).as_dict()
+    assert json.loads(out) == expected
+
+
+def test_fail_under_exits_3_with_the_accuracy_on_stderr(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = jsonl(tmp_path / "o.jsonl", ROWS)
+    status, out, err = run(capsys, "score", str(data), "--scorer", "exact", "--fail-under", "0.5", "--format", "json")
+    assert status == 3
+    assert json.loads(out)["accuracy"] == pytest.approx(1 / 3)  # the summary is printed all the same
+    assert err.strip() == "scorebridge score: accuracy 0.3333 over 3 scored rows: below --fail-under 0.5"
+
+
+def test_fail_under_passes_at_the_bar_itself(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = jsonl(tmp_path / "o.jsonl", ROWS[:2])  # accuracy 0.5
+    status, _, err = run(capsys, "score", str(data), "--scorer", "exact", "--fail-under", "0.5")
+    assert (status, err) == (0, "")
+
+
+def test_fail_under_fails_when_no_row_was_scored(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # an accuracy that does not exist is not above any bar: CI must not pass on a file of unlabelled rows
+    data = jsonl(tmp_path / "o.jsonl", [ROWS[3]])
+    status, _, err = run(capsys, "score", str(data), "--scorer", "exact", "--fail-under", "0")
+    assert status == 3
+    assert "no row was scored" in err
+
+
+@pytest.mark.parametrize("bar", ["1.5", "-0.1", "high"])
+def test_fail_under_takes_an_accuracy_from_0_to_1(bar: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["score", "x.jsonl", "--scorer", "exact", "--fail-under", bar])
+    assert exit_.value.code == 2
+    assert "expected a number from 0 to 1" in capsys.readouterr().err
+
+
 def test_score_reads_csv(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = tmp_path / "o.csv"
     data.write_text("item,output,label\nq1,Paris,paris\nq2,Lyon,Paris\n", encoding="utf-8")
     status, out, _ = run(capsys, "score", str(data), "--scorer", "exact")
     assert status == 0
     assert out.splitlines()[3].split()[:5] == ["exact", "2", "2", "1", "0.500"]
+
+
+def test_input_format_overrides_the_extension(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "o.txt"
+    data.write_text('{"output": "Paris", "label": "Paris"}\n', encoding="utf-8")
+    status, out, _ = run(capsys, "score", str(data), "--scorer", "exact", "--input-format", "jsonl")
+    assert status == 0
+    assert out.splitlines()[3].split()[:4] == ["exact", "1", "1", "1"]
 
 
 def test_csv_without_the_output_column_fails_with_file_and_line(
@@ -101,6 +151,15 @@ def test_missing_file_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert "No such file" in err
 
 
+def test_an_empty_file_is_an_error_as_in_the_pytest_plugin(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # An empty file used to exit 0 ("0 rows scored") while the pytest plugin refused the same file.
+    data = tmp_path / "o.jsonl"
+    data.write_text("\n\n", encoding="utf-8")
+    status, out, err = run(capsys, "score", str(data), "--scorer", "exact", "--format", "json")
+    assert (status, out) == (1, "")
+    assert err.strip() == f"{data}: holds no rows"
+
+
 def test_unknown_extension_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = tmp_path / "o.txt"
     data.write_text("Paris\n", encoding="utf-8")
@@ -114,23 +173,15 @@ def test_unknown_scorer_fails_with_the_list_of_names(tmp_path: Path, capsys: pyt
     assert status == 2
     assert "unknown scorer 'nope'" in err
     assert all(name in err for name in _builtins.BUILTINS)
+    assert "path/to/file.py@name or package.module:name" in err
 
 
-def test_scorer_options_are_passed_as_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    # normalise=false is JSON false: "Paris" no longer equals "paris".
-    status, out, _ = run(
-        capsys, "score", str(jsonl(tmp_path / "o.jsonl", ROWS[:1])), "--scorer", "exact", "-S", "normalise=false"
-    )
-    assert status == 0
-    assert "exact(normalise=False)" in out
-    assert out.splitlines()[3].split()[3] == "0"
-
-
-def test_a_bad_option_value_fails_with_the_scorer_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    argv = ["score", str(jsonl(tmp_path / "o.jsonl", ROWS)), "--scorer", "exact", "-S", "normalise=yes"]
-    status, _, err = run(capsys, *argv)
+def test_a_model_graded_scorer_by_name_says_it_needs_a_grader(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, _, err = run(capsys, "score", str(jsonl(tmp_path / "o.jsonl", ROWS)), "--scorer", "model_graded_qa")
     assert status == 2
-    assert "exact: normalise must be True or False; got 'yes'" in err
+    assert "model_graded_qa needs a grader model, which no -S option can give" in err
 
 
 def test_an_unknown_option_fails_naming_the_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -138,57 +189,6 @@ def test_an_unknown_option_fails_naming_the_options(tmp_path: Path, capsys: pyte
     status, _, err = run(capsys, *argv)
     assert status == 2
     assert "unexpected keyword argument 'case'; its options are (normalise=True)" in err
-
-
-def test_a_text_option_is_kept_as_typed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    # Review defect: -S pattern=123 was read as the JSON number 123, and detect_pattern refused it
-    # ("pattern must be a string; got int", exit 2). A str option now takes the text as typed.
-    rows = [{"output": "it is 123", "label": "123"}]
-    argv = ["score", str(jsonl(tmp_path / "o.jsonl", rows)), "--scorer", "detect_pattern", "-S", "pattern=123"]
-    status, out, _ = run(capsys, *argv)
-    assert status == 0
-    assert "detect_pattern(pattern='123'" in out
-    assert out.splitlines()[3].split()[3] == "1"
-
-
-@pytest.mark.parametrize(
-    ("scorer", "key", "text", "value"),
-    [
-        ("detect_pattern", "pattern", "123", "123"),  # annotated `str`, no default
-        ("detect_pattern", "pattern", "[0-9]+", "[0-9]+"),
-        ("detect_pattern", "pattern", '"x"', '"x"'),  # text as typed: the quotes are part of it
-        ("detect_match", "location", "null", "null"),  # a str default
-        ("detect_pattern", "timeout", "2.5", 2.5),  # annotated `float`: JSON
-        ("exact", "normalise", "false", False),
-        ("exact", "n", "3", 3),  # not an option of the factory: JSON, and binding it fails later
-        ("exact", "targets", "[1, 2]", [1, 2]),
-        ("exact", "text", "", ""),  # not JSON: text
-        ("exact", "text", "a b", "a b"),
-    ],
-)
-def test_option_values_are_text_for_text_options_else_json_when_they_parse(
-    scorer: str, key: str, text: str, value: Any
-) -> None:
-    assert _value(_builtins.BUILTINS[scorer], key, text) == value
-
-
-def test_an_optional_text_option_is_kept_as_typed() -> None:
-    # `str | None` with a None default is still a text option (annotations are text here).
-    def factory(prefix: str | None = None, n: int | None = None) -> sb.Scorer:
-        raise AssertionError("not called")
-
-    assert (_value(factory, "prefix", "1"), _value(factory, "n", "1")) == ("1", 1)
-
-
-def test_only_the_first_equals_splits_an_option() -> None:
-    assert _option(" url =a=b") == ("url", "a=b")
-
-
-def test_an_option_without_equals_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as exit_:
-        main(["score", "x.jsonl", "--scorer", "exact", "-S", "normalise"])
-    assert exit_.value.code == 2
-    assert "expected key=value" in capsys.readouterr().err
 
 
 def test_out_writes_each_row_with_its_line_and_score(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -245,6 +245,13 @@ def test_list_shows_every_builtin_with_its_options(capsys: pytest.CaptureFixture
     assert all(f"\n{name}(" in f"\n{out}" for name in _builtins.BUILTINS)
 
 
+def test_list_shows_the_model_graded_scorers_as_needing_a_grader(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "list")
+    for name in ("model_graded_qa", "model_graded_fact"):
+        entry = out[out.index(f"\n{name}(") :].split("\n\n")[0]
+        assert "Needs a grader model, so -S cannot make it" in entry
+
+
 def test_list_shows_a_required_option_without_a_default(capsys: pytest.CaptureFixture[str]) -> None:
     def pattern_scorer(pattern: str, ignore_case: bool = True) -> sb.Scorer:
         """Match a regex."""
@@ -256,6 +263,42 @@ def test_list_shows_a_required_option_without_a_default(capsys: pytest.CaptureFi
     assert out.startswith("pattern(pattern, ignore_case=True)\n    Match a regex.\n")
 
 
+def test_list_format_json_gives_every_scorer_with_its_options(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "list", "--format", "json")
+    assert status == 0
+    listed = {entry["name"]: entry for entry in json.loads(out)}
+    assert set(listed) == {*_builtins.BUILTINS, "model_graded_qa", "model_graded_fact"}
+    assert listed["exact"]["options"] == [{"name": "normalise", "required": False, "default": True}]
+    assert listed["exact"]["needs_grader"] is False
+    assert listed["model_graded_qa"]["needs_grader"] is True
+    assert {"name": "grader", "required": True} in listed["model_graded_qa"]["options"]
+
+
+def test_version_prints_the_installed_version(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out == f"scorebridge {version('scorebridge')}\n"
+
+
+def test_score_help_prints_no_doubled_percent_sign() -> None:
+    # argparse %-formats help strings but not descriptions: "95%%" in a description printed as is.
+    score = build_parser()._subparsers._group_actions[0].choices["score"]  # type: ignore[union-attr]
+    text = score.format_help()
+    assert "95% Wilson interval" in text
+    assert "%%" not in text
+
+
+@pytest.mark.parametrize("command", [[], ["score"]])
+def test_the_help_says_the_exit_statuses(command: list[str]) -> None:
+    parser = build_parser()
+    text = parser.format_help() if not command else parser._subparsers._group_actions[0].choices["score"].format_help()  # type: ignore[union-attr]
+    for status in ("0 ", "1 ", "2 ", "3 ", "130", "141"):
+        assert f"\n  {status}" in text
+
+
 def test_no_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_:
         main([])
@@ -263,13 +306,24 @@ def test_no_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None
     assert "required: COMMAND" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("argv", [["list"], ["--version"], ["list", "--format", "json"]])
+def test_list_and_version_import_neither_asyncio_nor_a_harness(argv: list[str]) -> None:
+    code = (
+        "import sys\nfrom scorebridge._cli.main import main\n"
+        f"try:\n    main({argv!r})\nexcept SystemExit:\n    pass\n"
+        "heavy = ('asyncio', 'inspect_ai', 'dspy', 'pytest', 'pydantic', 'yaml', 'tqdm')\n"
+        "print(sorted(m for m in heavy if m in sys.modules), file=sys.stderr)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stderr.strip() == "[]"
+
+
 def test_the_console_script_runs(tmp_path: Path) -> None:
-    script = Path(sys.executable).parent / "scorebridge"
     data = tmp_path / "o.csv"
     data.write_text("output,label\nParis,paris\nRome\n", encoding="utf-8")
-    listed = subprocess.run([str(script), "list"], capture_output=True, text=True, timeout=60)
+    listed = subprocess.run([str(SCRIPT), "list"], capture_output=True, text=True, timeout=60)
     bad = subprocess.run(
-        [str(script), "score", str(data), "--scorer", "exact"], capture_output=True, text=True, timeout=60
+        [str(SCRIPT), "score", str(data), "--scorer", "exact"], capture_output=True, text=True, timeout=60
     )
     assert (listed.returncode, bad.returncode) == (0, 1)
     assert "exact(normalise=True)" in listed.stdout

@@ -13,11 +13,42 @@ from scorebridge._cli import main as _cli
 
 
 @pytest.fixture(scope="module")
-def demo_json() -> dict:
+def demo_run() -> tuple[dict, list[str]]:
+    """The demo's JSON, and the progress lines it printed on the way."""
     lines: list[str] = []
-    status = _demo.main(as_json=True, write=lines.append)
+    progress: list[str] = []
+    status = _demo.main(as_json=True, write=lines.append, progress=progress.append)
     assert status == 0, "\n".join(lines)
-    return json.loads("\n".join(lines))
+    return json.loads("\n".join(lines)), progress
+
+
+@pytest.fixture(scope="module")
+def demo_json(demo_run: tuple[dict, list[str]]) -> dict:
+    return demo_run[0]
+
+
+def test_the_demo_prints_a_line_per_harness(demo_run: tuple[dict, list[str]]) -> None:
+    _, progress = demo_run
+    harness_lines = [line.split()[0] for line in progress[2:]]
+    assert harness_lines == list(_demo.HARNESSES)
+    assert all("18 verdicts, agree with python" in line for line in progress[2:])
+
+
+def test_each_harness_is_reported_as_soon_as_it_is_done(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The bug: the demo printed nothing for 18-36 s, then everything at once.
+    events: list[str] = []
+
+    def harness(name: str) -> object:
+        def verdicts(*args: object) -> dict:
+            events.append(f"ran {name}")
+            return {"s": []}
+
+        return verdicts
+
+    for name in _demo.HARNESSES:
+        monkeypatch.setattr(_demo, f"_by_{name}", harness(name))
+    _demo.run_harnesses({}, lambda name, verdicts, seconds: events.append(f"done {name}"))
+    assert events == [f"{step} {name}" for name in _demo.HARNESSES for step in ("ran", "done")]
 
 
 def test_demo_runs_every_harness(demo_json: dict) -> None:

@@ -41,8 +41,8 @@ Running and reporting:
 - `add_note(exc, note)`, `note_scorer(exc, name)`: naming the scorer in an
   exception raised inside it;
 - `Summary`, `Summaries`, `text_table`: the one summary and the one table;
-- `read_rows(path)`, `RowError`: rows of a JSONL or CSV file, with
-  "FILE:LINE: problem" errors.
+- `read_rows(path)`, `RowError`: rows of a JSONL or CSV file (or Parquet, with
+  pyarrow), with "FILE:LINE: problem" errors.
 """
 
 from __future__ import annotations

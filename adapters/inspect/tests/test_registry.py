@@ -105,3 +105,141 @@ def test_inspect_score_cli_rescores_a_log_with_a_scorebridge_scorer(
     [result] = new.results.scores
     assert (result.name, result.metrics["accuracy"].value) == (_RESCORER, pytest.approx(1 / 3))
     assert result.params == _PARAMS  # -S reached the scorer
+
+
+# --- scorers of yours, defined with @scorer, found by name ------------------------------
+
+_MINE = '''\
+from scorebridge import scorer
+
+
+@scorer(name="{name}")
+def near(item, output, label, *, tolerance=0.01):
+    """A number within `tolerance` (relative) of the label."""
+    x, y = float(output), float(label)
+    return {{"correct": abs(x - y) <= tolerance * abs(y), "outcome": output, "failure_kind": None}}
+'''
+
+
+def _define(tmp_path: Path, name: str) -> None:
+    """Import a file defining the scorer `name`, as Inspect imports `file.py@name` (the path as module name)."""
+    from importlib.util import module_from_spec, spec_from_file_location
+
+    path = tmp_path / f"{name}.py"
+    path.write_text(_MINE.format(name=name), encoding="utf-8")
+    spec = spec_from_file_location(path.as_posix(), path)
+    assert spec is not None and spec.loader is not None
+    spec.loader.exec_module(module_from_spec(spec))
+
+
+def test_a_scorer_defined_with_the_decorator_is_registered_under_its_name(tmp_path: Path) -> None:
+    from inspect_ai._util.registry import registry_lookup
+
+    _define(tmp_path, "mine_registered")
+    assert registry_lookup("scorer", "mine_registered") is not None
+
+
+def test_options_reach_the_scorer_and_are_recorded(tmp_path: Path, make_state: Callable[..., TaskState]) -> None:
+    import asyncio
+
+    _define(tmp_path, "mine_options")
+    loose = registry_create("scorer", "mine_options", tolerance=0.05)
+    strict = registry_create("scorer", "mine_options")
+    state, target = make_state("103"), Target("100")
+    assert loose.__registry_params__ == {"tolerance": 0.05}  # type: ignore[attr-defined]
+    assert (asyncio.run(loose(state, target)).value, asyncio.run(strict(state, target)).value) == ("C", "I")  # type: ignore[union-attr]
+
+
+def test_the_name_makes_the_scorer_for_any_options_after_a_first_use(tmp_path: Path) -> None:
+    # to_inspect registers a factory of its own under the name, for the one scorer it is given; the
+    # registry keeps the last one registered, which must stay the one that takes every option.
+    _define(tmp_path, "mine_again")
+    first = registry_create("scorer", "mine_again", tolerance=0.05)
+    second = registry_create("scorer", "mine_again", tolerance=0.2)
+    assert first.__registry_params__ == {"tolerance": 0.05}  # type: ignore[attr-defined]
+    assert second.__registry_params__ == {"tolerance": 0.2}  # type: ignore[attr-defined]
+
+
+def test_an_unknown_option_names_the_scorers_options(tmp_path: Path) -> None:
+    _define(tmp_path, "mine_unknown")
+    with pytest.raises(TypeError, match="scorer 'mine_unknown' has no option tol; its options are tolerance"):
+        registry_create("scorer", "mine_unknown", tol=0.05)
+
+
+def test_a_scorer_made_inside_a_function_is_not_registered() -> None:
+    from inspect_ai._util.registry import registry_lookup
+
+    import scorebridge as sb
+
+    def local(item: Any, output: Any, label: Any) -> bool:
+        return bool(output == label)
+
+    sb.scorer(local, name="mine_local_only")
+    assert registry_lookup("scorer", "mine_local_only") is None
+
+
+def test_a_failed_registration_never_breaks_the_users_import(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from scorebridge_inspect import _registry
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise ValueError("refused")
+
+    monkeypatch.setattr(_registry, "scorer", refuse)
+    _define(tmp_path, "mine_refused")  # imports without an exception
+    assert "the scorer 'mine_refused' could not be registered in Inspect AI: ValueError('refused')" in caplog.text
+
+
+def test_scorers_defined_before_the_entry_point_loads_are_registered_too(tmp_path: Path) -> None:
+    (tmp_path / "early.py").write_text(_MINE.format(name="mine_early"), encoding="utf-8")
+    code = (
+        "import early\n"
+        "from scorebridge_inspect import _registry\n"
+        "from inspect_ai._util.registry import registry_lookup\n"
+        "print(registry_lookup('scorer', 'mine_early') is not None)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "True", done.stderr
+
+
+# --- the whole session with the real `inspect` command, offline --------------------------
+
+_EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
+
+
+SESSION_MARK = "<!-- docs-test: run in adapters/inspect/tests/test_registry.py -->\n```sh\n"
+
+
+def _session() -> list[str]:
+    """The commands of docs/inspect.md's offline session, as written there."""
+    doc = (_EXAMPLES.parent / "docs" / "inspect.md").read_text(encoding="utf-8")
+    block = doc.split(SESSION_MARK)[1].split("```")[0]
+    return [line for line in block.splitlines() if line.strip() and not line.startswith("#")]
+
+
+def test_the_docs_session_evals_then_scores_by_file_then_rebuilds_from_the_log(tmp_path: Path) -> None:
+    # The bug: a to_inspect() scorer was found neither as file.py@name nor from the log; only a hand-written
+    # @scorer wrapper worked. The session runs the docs' commands in the docs' files, checking each step.
+    import os
+
+    for name in ("my_scorers.py", "arith.py"):  # the files docs/inspect.md shows (tests/test_docs.py checks)
+        (tmp_path / name).write_text((_EXAMPLES / name).read_text(encoding="utf-8"), encoding="utf-8")
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+
+    def scored() -> tuple[dict[str, Any], float]:
+        [log] = (tmp_path / "logs" / "arith").glob("*.eval")
+        [result] = read_eval_log(str(log)).results.scores  # type: ignore[union-attr]
+        return result.params, result.metrics["accuracy"].value
+
+    evaluate, by_file, from_log = _session()
+    expected = [
+        (evaluate, "inspect eval arith.py", ({"tolerance": 0.01}, pytest.approx(2 / 3))),
+        (by_file, "inspect score --scorer my_scorers.py@within_1pct -S tolerance=0.05", ({"tolerance": 0.05}, 1.0)),
+        (from_log, "PYTHONPATH=. inspect score --action overwrite", ({"tolerance": 0.05}, 1.0)),  # rebuilt
+    ]
+    for command, start, result in expected:
+        assert command.startswith(start)
+        done = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert scored() == result, command

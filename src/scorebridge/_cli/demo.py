@@ -12,32 +12,35 @@ The harnesses, each run for real and offline:
   the outputs, the scorers wrapped with `to_dspy` (the value is what Evaluate
   sums, `correct` the bool BootstrapFewShot would get, the failure kind the one
   named in the feedback GEPA would get);
-- pytest: a generated test file run by pytest in a subprocess, one
-  `assert_scored` per case (`correct` is whether the test passed; the value and
-  the failure kind come from the plugin's `--scorebridge-report`).
+- pytest: a generated test file run by pytest (in this process, with
+  `pytest.main`), one `assert_scored` per case (`correct` is whether the test
+  passed; the value and the failure kind come from the plugin's
+  `--scorebridge-report`).
 
-The demo exits 1 when two harnesses disagree on any verdict: it is a check, not
-a show.
+A line is printed as each harness finishes, then the table. The demo exits 1
+when two harnesses disagree on any verdict: it is a check, not a show.
 """
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import io
 import json
 import logging
 import os
-import subprocess
 import sys
 import tempfile
-import xml.etree.ElementTree as ET
+import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from .._protocol.grade import grade_value
 from .._protocol.score import FAILURE_KINDS, Score
 from .._protocol.scorer import Scorer
 
-__all__ = ["CASES", "HARNESSES", "Case", "demo_scorers", "main"]
+__all__ = ["CASES", "HARNESSES", "Case", "demo_scorers", "main", "run"]
 
 
 class Case(NamedTuple):
@@ -185,37 +188,39 @@ def test_case(name, index):
 """
 
 
+class _Outcomes:
+    """A pytest plugin object: whether each test passed, by node id."""
+
+    def __init__(self) -> None:
+        self.passed: dict[str, bool] = {}
+
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        if report.when == "call" or report.failed:  # a failed set-up or teardown fails the test too
+            self.passed[report.nodeid] = self.passed.get(report.nodeid, True) and bool(report.passed)
+
+
 def _by_pytest(scorers: Mapping[str, Scorer], scratch: Path) -> Verdicts:
+    import pytest
+
     folder = scratch / "pytest"
     folder.mkdir()
     (folder / "test_demo_cases.py").write_text(_PYTEST_FILE, encoding="utf-8")
-    (folder / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
-    report, junit = folder / "scores.jsonl", folder / "junit.xml"
-    command = [
-        sys.executable,
-        "-m",
-        "pytest",
-        str(folder),
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        f"--scorebridge-report={report}",
-        f"--junitxml={junit}",
-    ]
-    run = subprocess.run(command, cwd=folder, capture_output=True, text=True, check=False)
-    if run.returncode not in (0, 1) or not report.exists():
-        raise RuntimeError(f"pytest did not run the demo's tests:\n{run.stdout}\n{run.stderr}")
-    passed = {
-        f"{case.get('classname', '')}::{case.get('name', '')}": case.find("failure") is None
-        for case in ET.parse(junit).getroot().iter("testcase")
-    }
-    rows = {json.loads(line)["nodeid"]: json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()}
+    (folder / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")  # not the settings of a project around
+    report = folder / "scores.jsonl"
+    outcomes = _Outcomes()
+    command = [str(folder), "-q", "-p", "no:cacheprovider", "--import-mode=importlib", f"--scorebridge-report={report}"]
+    shown = io.StringIO()
+    with contextlib.redirect_stdout(shown):
+        status = pytest.main(command, plugins=[outcomes])
+    if status not in (0, 1) or not report.exists():
+        raise RuntimeError(f"pytest did not run the demo's tests (exit status {status}):\n{shown.getvalue()}")
+    rows = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
     verdicts: Verdicts = {name: [] for name in scorers}
     for name in scorers:
         for index in range(len(CASES)):
-            test = f"test_case[{name}-{index}]"
-            row = next(r for nodeid, r in rows.items() if nodeid.endswith("::" + test))
-            ok = next(result for key, result in passed.items() if key.endswith("::" + test))
+            test = f"::test_case[{name}-{index}]"
+            row = next(r for r in rows if r["nodeid"].endswith(test))
+            ok = next(passed for nodeid, passed in outcomes.passed.items() if nodeid.endswith(test))
             verdicts[name].append(
                 {
                     "correct": ok if row["correct"] is not None else None,
@@ -226,17 +231,26 @@ def _by_pytest(scorers: Mapping[str, Scorer], scratch: Path) -> Verdicts:
     return verdicts
 
 
-def run_harnesses(scorers: Mapping[str, Scorer]) -> dict[str, Verdicts]:
-    """Every harness's verdicts, by harness, then scorer, then case."""
+def run_harnesses(
+    scorers: Mapping[str, Scorer], done: Callable[[str, Verdicts, float], None] = lambda *_: None
+) -> dict[str, Verdicts]:
+    """Every harness's verdicts, by harness, then scorer, then case; `done(harness, verdicts, seconds)` is
+    called as each harness finishes."""
     with tempfile.TemporaryDirectory(prefix="scorebridge-demo-") as folder:
         scratch = Path(folder)
-        return {
-            "python": _by_python(scorers),
-            "benchmark": _by_benchmark(scorers),
-            "inspect": _by_inspect(scorers, scratch),
-            "dspy": _by_dspy(scorers),
-            "pytest": _by_pytest(scorers, scratch),
+        harnesses: dict[str, Callable[[], Verdicts]] = {
+            "python": lambda: _by_python(scorers),
+            "benchmark": lambda: _by_benchmark(scorers),
+            "inspect": lambda: _by_inspect(scorers, scratch),
+            "dspy": lambda: _by_dspy(scorers),
+            "pytest": lambda: _by_pytest(scorers, scratch),
         }
+        results: dict[str, Verdicts] = {}
+        for harness, verdicts_of in harnesses.items():
+            start = time.perf_counter()
+            results[harness] = verdicts_of()
+            done(harness, results[harness], time.perf_counter() - start)
+        return results
 
 
 def _cell(v: Verdict) -> str:
@@ -287,21 +301,51 @@ def _table(cases: Sequence[Mapping[str, Any]], scorers: Mapping[str, Scorer], wr
             write(f"  {index:>2}  {_short(case['output'], 34):34}  {_short(case['label'], 21):21}{cells}")
 
 
-def main(as_json: bool = False, write: Callable[[str], None] = print) -> int:
-    """Run the demo; print the side-by-side table (or JSON); 0 when every harness agrees, else 1."""
+_HOW: Final = {
+    "python": "each scorer called directly",
+    "benchmark": "scorebridge.benchmark()",
+    "inspect": "an Inspect AI eval on mockllm, scorers through to_inspect",
+    "dspy": "dspy.Evaluate on a DummyLM, scorers through to_dspy",
+    "pytest": "pytest.main on a test file of assert_scored calls",
+}
+
+
+def _progress(write: Callable[[str], None]) -> Callable[[str, Verdicts, float], None]:
+    """The line printed as a harness finishes: its verdicts, its time, and whether it agrees so far."""
+    first: dict[str, Verdicts] = {}
+
+    def done(harness: str, verdicts: Verdicts, seconds: float) -> None:
+        reference = first.setdefault("python", verdicts)
+        count = sum(len(v) for v in verdicts.values())
+        differ = sum(a != b for name in verdicts for a, b in zip(verdicts[name], reference[name], strict=True))
+        agreement = "agree with python" if not differ else f"{differ} differ from python"
+        write(f"  {harness:9}  {count} verdicts, {agreement}  {seconds:5.2f} s  ({_HOW[harness]})")
+
+    return done
+
+
+def main(
+    as_json: bool = False, write: Callable[[str], None] = print, progress: Callable[[str], None] | None = None
+) -> int:
+    """Run the demo: a line per harness as it finishes (to `progress`; default `write`, or stderr with JSON),
+    then the side-by-side table (or the JSON); 0 when every harness agrees, else 1; 2 without the adapters."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # DSPy's LiteLLM would fetch a price list
+    if progress is None:
+        progress = (lambda line: print(line, file=sys.stderr, flush=True)) if as_json else write
+    progress(f"scorebridge demo: {len(CASES)} outputs, 3 scorers, {len(HARNESSES)} harnesses")
+    start = time.perf_counter()
     try:
         scorers = demo_scorers()
     except ImportError as exc:
         write(f'scorebridge demo needs the adapters ({exc}): pip install "scorebridge[all]"')
         return 2
-    results = run_harnesses(scorers)
+    progress(f"  Inspect AI and DSPy imported  {time.perf_counter() - start:5.2f} s")
+    results = run_harnesses(scorers, _progress(progress))
     cases, disagreements = report(results, scorers)
     if as_json:
         write(json.dumps({"harnesses": list(HARNESSES), "cases": cases}, indent=2))
     else:
-        write(f"scorebridge demo: {len(CASES)} outputs, {len(scorers)} scorers, {len(HARNESSES)} harnesses")
-        write("C correct, I incorrect (with its failure kind), N not scored")
+        write("\nC correct, I incorrect (with its failure kind), N not scored")
         _table(cases, scorers, write)
         verdict_count = len(cases) * len(HARNESSES)
         if disagreements:
@@ -311,3 +355,8 @@ def main(as_json: bool = False, write: Callable[[str], None] = print) -> int:
         else:
             write(f"\nall {len(HARNESSES)} harnesses agree on all {verdict_count} verdicts")
     return 1 if disagreements else 0
+
+
+def run(args: argparse.Namespace) -> int:
+    """`scorebridge demo [--json]`."""
+    return main(as_json=args.json, write=lambda line: print(line, flush=True))

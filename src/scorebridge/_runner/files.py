@@ -1,15 +1,20 @@
-"""Reading rows of data files (JSONL, CSV) with their line numbers, and one clear error per bad line."""
+"""Reading rows of data files (JSONL, CSV, Parquet) with their line numbers, and one clear error per bad line."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
-from typing import Any
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from typing import IO, Any, Literal
 
-__all__ = ["RowError", "json_object", "read_rows"]
+__all__ = ["FORMATS", "Format", "RowError", "json_object", "read_rows", "read_stream"]
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 CSV_SUFFIXES = (".csv",)
+PARQUET_SUFFIXES = (".parquet",)
+
+Format = Literal["jsonl", "csv", "parquet"]
+FORMATS: tuple[Format, ...] = ("jsonl", "csv", "parquet")
 
 
 class RowError(ValueError):
@@ -30,6 +35,12 @@ def json_object(path: str | os.PathLike[str], line: int, text: str) -> dict[str,
         row = json.loads(text.rstrip("\r\n"))
     except json.JSONDecodeError as exc:
         raise RowError(path, line, f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+    except RecursionError:  # arrays or objects nested deeper than the interpreter's recursion limit
+        raise RowError(path, line, "not readable JSON (arrays or objects nested too deeply)") from None
+    except ValueError as exc:  # an integer of more digits than int() converts (sys.get_int_max_str_digits)
+        limit: int = getattr(sys, "get_int_max_str_digits", lambda: 0)()
+        problem = f"a number of more than {limit} digits" if limit and "digits" in str(exc) else str(exc)
+        raise RowError(path, line, f"not readable JSON ({problem})") from None
     if not isinstance(row, dict):
         raise RowError(path, line, f"expected a JSON object, got a JSON {type(row).__name__}")
     return row
@@ -77,35 +88,84 @@ def _csv(path: str | os.PathLike[str], lines: Iterable[bytes]) -> Iterator[tuple
             yield start, dict(zip(header, row, strict=True))
 
 
-def read_rows(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """The rows of a JSONL or CSV file, as `(line number, row)` pairs, lazily; the one reader of data files.
+def _parquet(path: str | os.PathLike[str], f: IO[bytes]) -> Iterator[tuple[int, dict[str, Any]]]:
+    from importlib import import_module
 
-    The format is the file's extension: `.jsonl`/`.ndjson` (one JSON object per
-    line; blank lines skipped) or `.csv` (a header row, then one row per record;
-    every value a string, an empty cell ""). The line number is the row's
-    (first) line in the file, counted from 1. A UTF-8 byte-order mark is
-    allowed. A line that is not a JSON object, a CSV row with the wrong number
-    of fields, a CSV header with a blank or repeated column name, text that is
-    not UTF-8, an unknown extension, a file that cannot be opened and a file
-    with no row at all raise `RowError` ("FILE:LINE: problem", or "FILE:
-    problem"). The CLI and the pytest plugin's case files read with this, so
-    they word every problem alike.
-    """
+    try:
+        pq = import_module("pyarrow.parquet")  # optional, and untyped: mypy need not know it
+    except ImportError:
+        raise RowError(path, None, "reading Parquet needs pyarrow: pip install pyarrow") from None
+    try:
+        batches = pq.ParquetFile(f).iter_batches(batch_size=1024)
+    except Exception as exc:  # pyarrow's ArrowInvalid and OSError: not Parquet, or cut short
+        raise RowError(path, None, f"not a readable Parquet file ({exc})") from None
+    number = 0
+    for batch in batches:
+        for row in batch.to_pylist():
+            number += 1
+            yield number, row
+
+
+_READERS: dict[str, Callable[[str | os.PathLike[str], IO[bytes]], Iterator[tuple[int, dict[str, Any]]]]] = {
+    "jsonl": _jsonl,
+    "csv": _csv,
+    "parquet": _parquet,
+}
+
+
+def _format_of(path: str | os.PathLike[str]) -> Format:
     name = os.fspath(path).lower()
     if name.endswith(JSONL_SUFFIXES):
-        reader = _jsonl
-    elif name.endswith(CSV_SUFFIXES):
-        reader = _csv
-    else:
-        raise RowError(path, None, "unknown format; the file name must end in .jsonl, .ndjson or .csv")
+        return "jsonl"
+    if name.endswith(CSV_SUFFIXES):
+        return "csv"
+    if name.endswith(PARQUET_SUFFIXES):
+        return "parquet"
+    raise RowError(path, None, "unknown format; the file name must end in .jsonl, .ndjson or .csv")
+
+
+def read_stream(
+    name: str | os.PathLike[str], f: IO[bytes], format: Format = "jsonl"
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The rows of an open binary file (standard input, say) in `format`, as `read_rows` reads a file.
+
+    `name` names the stream in errors ("<stdin>:3: problem"). The stream is not
+    closed. An empty stream is a `RowError`, as an empty file is.
+    """
+    if format not in _READERS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}; got {format!r}")
+    empty = True
+    for row in _READERS[format](name, f):
+        empty = False
+        yield row
+    if empty:
+        raise RowError(name, None, "holds no rows")
+
+
+def read_rows(path: str | os.PathLike[str], format: Format | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The rows of a JSONL, CSV or Parquet file, as `(line number, row)` pairs, lazily; the one reader of data files.
+
+    The format is `format`, else the file's extension: `.jsonl`/`.ndjson` (one
+    JSON object per line; blank lines skipped), `.csv` (a header row, then one
+    row per record; every value a string, an empty cell "") or `.parquet` (one
+    row per record, its values as pyarrow gives them; needs pyarrow, read in
+    batches, so a large file is never held whole). The line number is the row's
+    (first) line in the file, counted from 1; in a Parquet file, the row's
+    number, counted from 1. A UTF-8 byte-order mark is allowed. A line that is
+    not a JSON object (or is nested deeper than the interpreter's recursion
+    limit, or holds an integer of more digits than `int()` converts), a CSV row
+    with the wrong number of fields, a CSV header with a blank or repeated
+    column name, text that is not UTF-8, an unknown extension, a file that
+    cannot be opened or read and a file with no row at all raise `RowError`
+    ("FILE:LINE: problem", or "FILE: problem"). JSON's non-standard `NaN` and
+    `Infinity` are read, as Python's json module reads them, as float NaN and
+    infinity. The CLI and the pytest plugin's case files read with this, so
+    they word every problem alike.
+    """
+    chosen = _format_of(path) if format is None else format
     try:
         f = open(path, "rb")  # noqa: SIM115  # closed below, after the last row
     except OSError as exc:
         raise RowError(path, None, f"cannot be read: {exc.strerror or exc}") from None
     with f:
-        empty = True
-        for row in reader(path, f):
-            empty = False
-            yield row
-    if empty:
-        raise RowError(path, None, "holds no rows")
+        yield from read_stream(path, f, chosen)

@@ -1,0 +1,213 @@
+"""`--scorer`: a scorer by name, made with its `-S` options.
+
+The forms, as Inspect AI names its own:
+
+- `NAME`: a built-in scorer (`exact`, `detect_includes`, ...; `scorebridge list`);
+- `path/to/file.py@name`: `name` in a Python file, imported by path (its
+  folder goes first on the import path, so it can import the files beside it);
+  `path/to/file.py` alone names the one scorer the file defines;
+- `package.module:name`: `name` in an importable module (the current folder
+  is on the import path first, as for `python -m`).
+
+What is named is a `Scorer` (made with `@scorer`, or assigned: `qa =
+model_graded_qa(grader)`), or a function that returns one (a factory), and
+the `-S` options make it: a factory is called with them, a Scorer is made
+again with them through `Scorer.with_options` (its options are the
+keyword-only parameters of its function).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import os
+import sys
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Final
+
+from .._protocol.scorer import Scorer
+from .main import UsageError
+from .options import quote_hint, read_options
+
+__all__ = ["NEEDS_GRADER", "describe", "load_scorer", "signature"]
+
+NEEDS_GRADER: Final = ("model_graded_fact", "model_graded_qa")
+"""Built-in scorers that need a grader model, which no `-S` option can give."""
+
+
+def signature(factory: Callable[..., Any]) -> str:
+    """`a, b=1, *args` for a function's parameters: those with no default shown bare."""
+    parts = []
+    for p in inspect.signature(factory).parameters.values():
+        if p.kind is p.VAR_POSITIONAL:
+            parts.append(f"*{p.name}")
+        elif p.kind is p.VAR_KEYWORD:
+            parts.append(f"**{p.name}")
+        elif p.default is p.empty:
+            parts.append(p.name)
+        else:
+            parts.append(f"{p.name}={p.default!r}")
+    return ", ".join(parts)
+
+
+def _module_name(path: Path) -> str:
+    """The stem, when it is a free module name; else a private one (two files may share a stem)."""
+    stem = path.stem
+    if stem.isidentifier() and stem not in sys.modules:
+        return stem
+    return f"_scorebridge_file_{abs(hash(str(path))):x}"
+
+
+def describe(exc: BaseException) -> str:
+    """`Type: message (file.py, line N)`: an exception in one line, with the line it was raised at."""
+    if isinstance(exc, SyntaxError):
+        at = f" ({os.path.basename(exc.filename or '?')}, line {exc.lineno})" if exc.lineno else ""
+        return f"SyntaxError: {exc.msg}{at}"
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<")]
+    at = f" ({os.path.basename(frames[-1].filename)}, line {frames[-1].lineno})" if frames else ""
+    message = str(exc)
+    return f"{type(exc).__name__}: {message:.300}{at}" if message else f"{type(exc).__name__}{at}"
+
+
+def _import_failure(where: str, exc: BaseException) -> UsageError:
+    return UsageError(f"cannot import {where}: {describe(exc)}")
+
+
+def _from_file(path_text: str) -> ModuleType:
+    path = Path(path_text)
+    if path.suffix != ".py":
+        raise UsageError(f"--scorer {path_text}: a scorer file must be a .py file")
+    if not path.is_file():
+        raise UsageError(f"--scorer {path_text}: no such file")
+    path = path.resolve()
+    spec = importlib.util.spec_from_file_location(_module_name(path), path)
+    if spec is None or spec.loader is None:  # pragma: no cover - a .py file always has a loader
+        raise UsageError(f"--scorer {path_text}: cannot be imported")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # as an import would: dataclasses and pickle look the module up
+    if str(path.parent) not in sys.path:
+        sys.path.insert(0, str(path.parent))
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[spec.name]
+        raise _import_failure(path_text, exc) from None
+    return module
+
+
+def _from_module(name: str) -> ModuleType:
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and (name == exc.name or name.startswith(f"{exc.name}.")):  # not one it imports
+            raise UsageError(f"--scorer {name}: no module named {exc.name!r}") from None
+        raise _import_failure(name, exc) from None
+    except Exception as exc:
+        raise _import_failure(name, exc) from None
+
+
+def _scorers_in(module: ModuleType) -> list[str]:
+    return sorted(k for k, v in vars(module).items() if isinstance(v, Scorer) and not k.startswith("_"))
+
+
+def _attribute(module: ModuleType, name: str | None, where: str) -> tuple[str, Any]:
+    defined = _scorers_in(module)
+    if name is None:
+        if len(defined) != 1:
+            found = f"defines {len(defined)} scorers ({', '.join(defined)})" if defined else "defines no scorer"
+            raise UsageError(f"--scorer {where}: the file {found}; name one: {where}@NAME")
+        name = defined[0]
+    if not hasattr(module, name):
+        known = f"; its scorers are {', '.join(defined)}" if defined else ""
+        raise UsageError(f"--scorer {where}: no {name!r} in it{known}")
+    return name, getattr(module, name)
+
+
+def _builtin(name: str) -> Callable[..., Scorer]:
+    from .._scorers.builtins import BUILTINS
+
+    factory = BUILTINS.get(name)
+    if factory is not None:
+        return factory
+    if name in NEEDS_GRADER:
+        raise UsageError(
+            f"{name} needs a grader model, which no -S option can give: make it in a file of yours, "
+            f"`qa = {name}(my_grader)`, and name it with --scorer path/to/file.py@qa"
+        )
+    raise UsageError(
+        f"unknown scorer {name!r}; the built-in scorers are {', '.join(sorted(BUILTINS))}; "
+        "a scorer of yours is path/to/file.py@name or package.module:name"
+    )
+
+
+def _looks_like_scorer_function(fn: Callable[..., Any]) -> bool:
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 3 and all(p.default is p.empty for p in positional[:3])
+
+
+def _params(fn: Callable[..., Any]) -> Mapping[str, inspect.Parameter]:
+    try:
+        return inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return {}
+
+
+def _made(what: str, obj: Any, pairs: Sequence[tuple[str, str]]) -> Scorer:
+    options = read_options(pairs)
+    if isinstance(obj, Scorer):
+        if not options:
+            return obj
+        try:
+            return obj.with_options(**options)
+        except (TypeError, ValueError) as exc:
+            params = _params(obj.factory) if obj.factory is not None else {}
+            raise UsageError(f"{what}: {exc}{quote_hint(params, pairs)}") from None
+    if not callable(obj):
+        raise UsageError(f"{what} is a {type(obj).__name__}, not a scorebridge Scorer or a function that makes one")
+    try:
+        inspect.signature(obj).bind(**options)
+    except TypeError as exc:
+        if not options and _looks_like_scorer_function(obj):
+            raise UsageError(
+                f"{what} is a function of (item, output, label), not a Scorer: decorate it with @scorer "
+                "(from scorebridge import scorer)"
+            ) from None
+        raise UsageError(f"{what}: {exc}; its options are ({signature(obj)})") from None
+    except ValueError:  # no signature to check (a builtin callable): let the call say
+        pass
+    try:
+        made = obj(**options)
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"{what}: {exc}{quote_hint(_params(obj), pairs)}") from None
+    if not isinstance(made, Scorer):
+        raise UsageError(f"{what}() returned a {type(made).__name__}, not a scorebridge Scorer")
+    return made
+
+
+def load_scorer(spec: str, pairs: Sequence[tuple[str, str]]) -> Scorer:
+    """The scorer `spec` names (a built-in's name, `file.py@name`, `file.py`, `module:name`), made with the
+    `-S` pairs; a `UsageError` saying what is wrong otherwise."""
+    if "@" in spec or spec.endswith(".py"):
+        path, _, name = spec.rpartition("@") if "@" in spec else (spec, "", "")
+        if "@" in spec and not name:
+            raise UsageError(f"--scorer {spec}: no name after @ (path/to/file.py@name)")
+        module = _from_file(path)
+        found, obj = _attribute(module, name or None, path)
+        return _made(f"{path}@{found}", obj, pairs)
+    if ":" in spec:
+        module_name, _, name = spec.partition(":")
+        if not module_name or not name:
+            raise UsageError(f"--scorer {spec}: expected package.module:name")
+        found, obj = _attribute(_from_module(module_name), name, module_name)
+        return _made(f"{module_name}:{found}", obj, pairs)
+    return _made(spec, _builtin(spec), pairs)

@@ -1,0 +1,74 @@
+"""The one distribution as pip sees it: a wheel built from the repository carries every import package, the
+`scorebridge` command, the Inspect AI entry point and the pytest plugin, and its extras name only real
+distributions.
+
+The bug this guards against: the extras named sibling distributions (`pytest-scorebridge`) that existed
+only inside the uv workspace, so plain `pip install "<clone>[all]"` failed with "No matching distribution".
+The full check (a fresh venv, plain pip, a git URL, `uv add`) is manual; docs/cli.md and the README say
+what it gives.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import zipfile
+from email.parser import Parser
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HARNESSES = {"inspect": "inspect-ai", "dspy": "dspy", "pytest": "pytest"}
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> zipfile.ZipFile:
+    uv = shutil.which("uv")
+    if uv is None:
+        pytest.skip("needs uv to build the wheel")
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run([uv, "build", "--wheel", "--out-dir", str(out), str(ROOT)], check=True, capture_output=True)
+    [built] = out.glob("scorebridge-*.whl")
+    return zipfile.ZipFile(built)
+
+
+def _read(wheel: zipfile.ZipFile, suffix: str) -> str:
+    [name] = [n for n in wheel.namelist() if n.endswith(suffix) and ".dist-info/" in n]
+    return wheel.read(name).decode("utf-8")
+
+
+def test_the_wheel_holds_every_import_package_typed(wheel: zipfile.ZipFile) -> None:
+    tops = {name.split("/")[0] for name in wheel.namelist() if not name.split("/")[0].endswith(".dist-info")}
+    assert tops == {"scorebridge", "scorebridge_inspect", "scorebridge_dspy", "pytest_scorebridge"}
+    assert {f"{top}/py.typed" for top in tops} <= set(wheel.namelist())
+
+
+def test_the_wheel_holds_no_tests(wheel: zipfile.ZipFile) -> None:
+    assert [name for name in wheel.namelist() if "/tests/" in name or name.startswith("tests/")] == []
+
+
+def test_the_command_the_plugin_and_the_inspect_entry_point_ship_in_it(wheel: zipfile.ZipFile) -> None:
+    entry_points = _read(wheel, "entry_points.txt")
+    assert "[console_scripts]\nscorebridge = scorebridge._cli.main:main" in entry_points
+    assert "[inspect_ai]\nscorebridge = scorebridge_inspect._registry" in entry_points
+    assert "[pytest11]\nscorebridge = pytest_scorebridge._plugin" in entry_points
+
+
+def test_each_extra_brings_its_harness_and_nothing_that_is_not_published(wheel: zipfile.ZipFile) -> None:
+    metadata = Parser().parsestr(_read(wheel, "METADATA"))
+    assert set(metadata.get_all("Provides-Extra") or []) == {*HARNESSES, "all"}
+    requires = metadata.get_all("Requires-Dist") or []
+    names = {req.split(";")[0].split("[")[0].split("<")[0].split(">")[0].split("=")[0].strip() for req in requires}
+    assert names <= {"regex", "tqdm", "pyyaml", "anyio", *HARNESSES.values()}  # no sibling distribution
+    for extra, harness in HARNESSES.items():
+        assert any(r.startswith(harness) and f"extra == '{extra}'" in r for r in requires), extra
+        assert any(r.startswith(harness) and "extra == 'all'" in r for r in requires), extra
+
+
+def test_the_version_is_the_one_in_pyproject(wheel: zipfile.ZipFile) -> None:
+    import re
+
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    [version] = re.findall(r'^version = "([^"]+)"$', pyproject, re.M)  # Python 3.10 has no tomllib
+    assert Parser().parsestr(_read(wheel, "METADATA"))["Version"] == version
