@@ -7,18 +7,26 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import anyio.to_thread
 import pytest
+from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ModelName, ModelOutput, ModelUsage
 from inspect_ai.scorer import Score, Target, mean
 from inspect_ai.solver import TaskState
 from inspect_ai.util import registry_create, registry_info
 
 import scorebridge as sb
-from scorebridge_inspect import to_inspect
+from scorebridge_inspect import _to_inspect, to_inspect
 
 
 def run(inspect_scorer: Any, state: TaskState, target: str | list[str]) -> Score:
     result: Score = asyncio.run(inspect_scorer(state, Target(target)))
     return result
+
+
+def model_output(content: str) -> ModelOutput:
+    output = ModelOutput.from_content(model="mockllm/model", content=content)
+    output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+    return output
 
 
 def fixed(**fields: Any) -> sb.Scorer:
@@ -115,6 +123,57 @@ def test_async_scorer_runs_in_inspects_own_event_loop(make_state: Callable[..., 
         return asyncio.get_running_loop()
 
     assert loops == [asyncio.run(main())]
+
+
+@pytest.mark.parametrize(
+    ("given", "item"),
+    [
+        ([ChatMessageSystem(content="Grade this."), ChatMessageAssistant(content="Paris")], "Paris"),
+        ([ChatMessageSystem(content="System only.")], "System only."),
+        ([], ""),
+    ],
+)
+def test_an_input_with_no_user_message_is_read_without_raising(given: list[Any], item: str) -> None:
+    # Inspect's state.input_text raises here (its own test states, samples of a system prompt alone): the
+    # default item reader once made every such sample an error, for every scorer of one's own
+    seen: list[Any] = []
+    spy = sb.scorer(lambda item, output, label: seen.append(item) or True, name="spy")
+    state = TaskState(ModelName("mockllm/model"), 1, 1, given, list(given), output=model_output("x"))
+    run(to_inspect(spy), state, "x")
+    assert seen == [item]
+
+
+class _Spy:
+    """anyio.to_thread.run_sync, recording which scorers it ran: those that ran off Inspect's event loop."""
+
+    def __init__(self) -> None:
+        self.ran: list[str] = []
+        self._run_sync = anyio.to_thread.run_sync
+
+    async def run_sync(self, fn: Any, *args: Any) -> Any:
+        self.ran.append(fn.name)
+        return await self._run_sync(fn, *args)
+
+
+@pytest.mark.parametrize(
+    ("scorer", "in_thread"),
+    [
+        (sb.exact(), False),
+        (sb.detect_includes(), False),
+        (sb.detect_match(), False),
+        (sb.detect_exact(), False),
+        (sb.detect_answer(), False),
+        (sb.detect_pattern(r"(a+)+$"), True),  # its regex may run until its timeout: never on the loop
+        (sb.scorer(lambda item, output, label: True, name="mine"), True),
+    ],
+)
+def test_only_the_always_fast_builtins_run_on_inspects_event_loop(
+    monkeypatch: pytest.MonkeyPatch, make_state: Callable[..., TaskState], scorer: sb.Scorer, in_thread: bool
+) -> None:
+    spy = _Spy()
+    monkeypatch.setattr(_to_inspect.anyio, "to_thread", spy)
+    run(to_inspect(scorer), make_state("aaaa!"), "a")
+    assert spy.ran == ([scorer.name] if in_thread else [])
 
 
 # --- the Inspect Score -------------------------------------------------------------

@@ -28,6 +28,8 @@ def _public_fields(example: Any) -> Mapping[str, Any]:
 
 
 def _public_fields_and_inputs(example: Any) -> tuple[Mapping[str, Any], Collection[str] | None]:
+    if isinstance(example, dspy.Prediction):
+        raise AttributeError("a Prediction keeps no input names")  # as the fast path says it
     try:
         inputs: Collection[str] | None = set(example.inputs().keys(include_dspy=True))
     except ValueError:  # with_inputs was never called
@@ -58,7 +60,8 @@ fields: Final[Callable[[Any], Mapping[str, Any]]] = operator.attrgetter("_store"
 fields_and_inputs: Final[Callable[[Any], tuple[Mapping[str, Any], Collection[str] | None]]] = (
     operator.attrgetter("_store", "_input_keys") if _FAST else _public_fields_and_inputs
 )
-"""`fields_and_inputs(example)`: its fields, and its input field names (None before `with_inputs`)."""
+"""`fields_and_inputs(example)`: its fields, and its input field names (None before `with_inputs`).
+AttributeError for a `Prediction`, which keeps no input names (one C call on the hot path: catch it there)."""
 
 FALLBACKS: Final = () if _FAST else ("fields",)
 """The fallbacks in use: empty when every private name checked out."""

@@ -33,8 +33,9 @@ def from_dspy(
     DSPy would pass:
 
     - the label's field: `label_field`; by default, for a `dspy.Example` item,
-      its only field that is not an input (`hour` for an example with inputs
-      `question` and the field `hour`), else `answer`;
+      the one field that is not an input and holds the label (`hour` for an
+      example with input `question` and fields `hour=5, minute=30`, labelled
+      5), else `answer`;
     - the example: the whole item, every field (`dspy.Example` items keep their
       inputs and DSPy's own `dspy_*` fields; a mapping's keys are its inputs),
       with the label stored under the label's field (overriding an item field

@@ -32,7 +32,8 @@ from scorebridge.kit import (
 )
 
 from ._checks import finite_number
-from ._compat import fields, fields_and_inputs
+from ._compat import fields
+from ._compat import fields_and_inputs as _fast_fields_and_inputs
 from ._feedback import feedback_text
 
 __all__ = ["NATIVE", "MetricCall", "ScorerMetric", "default_name", "metric_value"]
@@ -58,6 +59,14 @@ NATIVE: Final[NativeCalls[tuple[Any, Any]]] = NativeCalls("scorebridge_dspy_nati
 def default_name(metric_name: str) -> str:
     """The name of a scorer made from a DSPy metric named `metric_name`: that name; "dspy_metric" for a lambda."""
     return "dspy_metric" if metric_name == "<lambda>" else metric_name
+
+
+def _fields_and_inputs(example: Any) -> tuple[Mapping[str, Any], Collection[str] | None]:
+    """An Example's fields and input names; no input names for a Prediction."""
+    try:
+        return _fast_fields_and_inputs(example)
+    except AttributeError:  # a Prediction keeps no input names
+        return fields(example), None
 
 
 def _names(fields: Collection[str]) -> str:
@@ -148,7 +157,10 @@ class ScorerMetric(_Shared):
         # inputs(), which copy.
         if not isinstance(gold, Example):
             raise TypeError(f"{self.scorer.name}: the gold example must be a dspy.Example; got {type(gold).__name__}")
-        store, inputs = fields_and_inputs(gold)
+        try:
+            store, inputs = _fast_fields_and_inputs(gold)
+        except AttributeError:  # a Prediction as the gold example: it keeps no input names
+            store, inputs = fields(gold), None
         label_field = self.label_field or _label_field(store, inputs)
         label = store.get(label_field)
         output = self._output(pred)
@@ -185,7 +197,7 @@ class ScorerMetric(_Shared):
     def _unscored(self, gold: Any, score: Score, label: Any) -> str:
         name = self.scorer.name
         if label_is_missing(label):
-            field = self.label_field or _label_field(*fields_and_inputs(gold))
+            field = self.label_field or _label_field(*_fields_and_inputs(gold))
             return (
                 f"{name}: the example has no label in its field {field!r} (it has {_names(gold.keys())}), so it "
                 "cannot be scored and a DSPy metric must give a number; label every example, or pass label_field= "
@@ -372,7 +384,7 @@ class MetricCall(_Shared):
         inputs: Collection[str]
         if isinstance(item, Example):
             example = Example(base=item)  # every field, DSPy's own too, and the inputs
-            found, marked = fields_and_inputs(item)
+            found, marked = _fields_and_inputs(item)
             inputs = marked if marked is not None else [k for k in found if not k.startswith(_DSPY)]
         elif isinstance(item, Mapping):
             strange = [k for k in item if not isinstance(k, str)]
@@ -408,15 +420,19 @@ class MetricCall(_Shared):
 
 
 def _label_field_of(item: Any, label: Any) -> str:
-    """The label's field for an item: the only field of an Example item that is not an input, when it holds
-    the label (the example carries its own label: `hour` for an example with input `question` and `hour=5`,
-    labelled 5); else "answer"."""
+    """The label's field for an item: the one field of an Example item, not an input, that holds the label (the
+    example carries its own label: `hour` for an example with input `question` and fields `hour=5, minute=30`,
+    labelled 5); else, and when `answer` holds it or several do, "answer"."""
     if isinstance(item, Example):
-        store, inputs = fields_and_inputs(item)
+        store, inputs = _fields_and_inputs(item)
         if inputs is not None:
-            names = [k for k in store if k not in inputs and not k.startswith(_DSPY)]
-            if len(names) == 1 and (store[names[0]] is label or bool(store[names[0]] == label)):
-                return names[0]
+            holding = [
+                k
+                for k, v in store.items()
+                if k not in inputs and not k.startswith(_DSPY) and (v is label or bool(v == label))
+            ]
+            if len(holding) == 1:
+                return holding[0]
     return _DEFAULT_FIELD
 
 
