@@ -414,6 +414,20 @@ def test_a_scorer_calling_a_from_inspect_scorer_hands_it_inspect_s_own_state() -
     assert (state.sample_id, state.metadata, len(state.choices)) == ("s7", {"ctx": "France"}, 2)
 
 
+def test_an_async_scorer_awaiting_a_model_graded_from_inspect_scorer_grades_with_the_eval_s_model() -> None:
+    # awaited on Inspect's own loop, with Inspect's own state: the active model is the evaluated one
+    inner = from_inspect(model_graded_qa())
+
+    async def outer(item: Any, output: Any, label: Any) -> sb.Score:
+        return await inner.acall(item, output, label)
+
+    replies = {"GRADE": model_output("GRADE: C"), "Capital?": model_output("Paris")}  # the grading prompt first
+    dataset = [Sample(id="s", input="Capital?", target="Paris")]
+    log = run(Task(dataset=dataset, solver=generate(), scorer=to_inspect(sb.scorer(outer))), replies)
+    assert log.status == "success", log.error
+    assert (log.samples or [])[0].scores["outer"].value == "C"  # type: ignore[index]
+
+
 # --- property: random samples, native and round trip, in a real eval ----------------------------------
 
 samples = st.fixed_dictionaries(
