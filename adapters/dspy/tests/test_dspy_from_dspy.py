@@ -453,3 +453,12 @@ def test_hostile_input_is_recorded_as_an_error_with_on_error_record(case: str) -
     score = from_dspy(answer_exact_match, on_error="record")(*HOSTILE[case]())
     assert (score.correct, score.failure_kind) == (False, "error")
     assert score.explanation is not None and score.explanation.startswith("the scorer could not read its input: ")
+
+
+def test_a_recorded_error_cuts_a_huge_exception_message() -> None:
+    def verbose(example: Any, pred: Any) -> Any:
+        raise ValueError("x" * 10_000_000)
+
+    explanation = from_dspy(verbose, on_error="record")("q", "a", "a").explanation
+    assert explanation is not None and len(explanation) < 600
+    assert explanation.endswith("... (cut; 10000012 characters in all)")

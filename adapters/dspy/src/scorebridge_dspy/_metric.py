@@ -47,6 +47,7 @@ _ITEM_FIELD: Final = "question"
 _REASONING: Final = "reasoning"  # the field dspy.ChainOfThought adds before a signature's outputs
 _DSPY: Final = "dspy_"  # the prefix of DSPy's own fields in an Example, which Example.keys() hides
 _NOT_OUTPUTS: Final = frozenset({_REASONING})
+_MESSAGE_LIMIT: Final = 500  # characters of an exception's message kept in a recorded error's explanation
 
 Example = dspy.Example
 Prediction = dspy.Prediction
@@ -415,6 +416,8 @@ class MetricCall(_Shared):
             message = f"{type(exc).__name__}: {exc}"
         except Exception:  # an exception whose own str raises
             message = type(exc).__name__
+        if len(message) > _MESSAGE_LIMIT:  # a metric may raise with a whole output in its message
+            message = f"{message[:_MESSAGE_LIMIT]}... (cut; {len(message)} characters in all)"
         metadata = {"error": type(exc).__name__, "metric": self.metric_name}
         return recorded(self.name, False, outcome, "error", None, f"{what}: {message}", metadata)
 
