@@ -7,9 +7,13 @@
 2. `dspy.Evaluate` of a `dspy.Predict` program over 200 examples with each
    metric, DummyLM in dict mode, `num_threads=1`: median of interleaved runs.
 
+3. A round trip per call: `to_dspy(from_dspy(answer_exact_match))` (the metric
+   itself) and a renamed round trip (the thin wrapper, `from_dspy(name=...)`)
+   against `answer_exact_match`, as Evaluate calls them.
+
 Targets: no slower than the native metric per call (ratio <= 1), Evaluate
-within 5% (ratio <= 1.05). Prints the times and the ratios, ours / DSPy's.
-Offline; about ten seconds.
+within 5% (ratio <= 1.05), a round trip at most 1 us more per call. Prints the
+times and the ratios, ours / DSPy's. Offline; about ten seconds.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from dspy.evaluate import answer_exact_match
 from dspy.utils import DummyLM
 
 import scorebridge as sb
-from scorebridge_dspy import to_dspy
+from scorebridge_dspy import from_dspy, to_dspy
 
 N = 200
 CALL_ROUNDS = 8
@@ -96,6 +100,21 @@ def main() -> None:
     print(f"  to_dspy(exact())     {calls['to_dspy(exact())'] * 1e6:8.2f} us")
     print(f"  answer_exact_match   {calls['answer_exact_match'] * 1e6:8.2f} us")
     print(f"  ratio ours/native    {call_ratio:8.3f}   (target <= 1)")
+
+    print(f"a round trip per call, {N} pairs x {CALL_LOOPS}, best of {CALL_ROUNDS}:")
+    trips = per_call(
+        {
+            "answer_exact_match": theirs,
+            "to_dspy(from_dspy(aem))": to_dspy(from_dspy(theirs)),
+            "renamed (thin wrapper)": to_dspy(from_dspy(theirs, name="aem")),
+        },
+        examples,
+        predictions,
+    )
+    base = trips.pop("answer_exact_match")
+    print(f"  answer_exact_match        {base * 1e6:8.2f} us")
+    for label, t in trips.items():
+        print(f"  {label:25} {t * 1e6:8.2f} us   +{(t - base) * 1e6:5.2f} us  (target <= +1 us)")
 
     print(f"dspy.Evaluate, {N} examples, DummyLM, num_threads=1, median of {EVALUATE_RUNS}:")
     times = evaluate_times({"to_dspy(exact())": ours, "answer_exact_match": theirs}, examples, DummyLM(answers))

@@ -7,9 +7,15 @@
    plain strings, against awaiting `match()` in one loop on the TaskStates
    a caller with strings has to build (the same minimal state). Target: at
    most 1.5x. Also shown: match() on states built in advance (scoring alone).
-3. The wall time of a 200-sample offline eval (mockllm) with each scorer.
+3. A round trip per call, inside Inspect: `to_inspect(from_inspect(x))` against `x`
+   itself, for `match()` (the round trip is `x`) and through the thin wrapper a
+   round trip with options gives (`metrics=`). Target: at most 1 us more per call.
+4. The wall time of a 200-sample offline eval (mockllm) with each scorer.
+5. The wall time of an eval of 32 samples whose output makes `detect_pattern`'s
+   regex backtrack catastrophically, `max_samples=32`, a 1 s timeout: the regexes run
+   in worker threads, never one after another on Inspect's loop. Target: at most 3 s.
 
-Run: `uv run python benchmarks/bench_inspect.py` (offline; about half a minute).
+Run: `uv run python benchmarks/bench_inspect.py` (offline; about a minute).
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ for _variable in ("XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_CONF
 from inspect_ai import Task, eval  # noqa: E402
 from inspect_ai.dataset import Sample  # noqa: E402
 from inspect_ai.model import ModelName, ModelOutput, ModelUsage  # noqa: E402
-from inspect_ai.scorer import Scorer, Target, includes, match  # noqa: E402
+from inspect_ai.scorer import Scorer, Target, includes, match, mean  # noqa: E402
 from inspect_ai.solver import TaskState, generate  # noqa: E402
 
 import scorebridge as sb  # noqa: E402
@@ -131,8 +137,51 @@ def outside_inspect() -> None:
     print(f"   from_inspect(match()).score_many {us(times['ours'])}   ratio {ratio:.2f}  (target <= 1.5)")
 
 
+def round_trip() -> None:
+    print(f"3. a round trip per call inside Inspect ({N_CALLS} calls, best of {ROUNDS})")
+    questions, outputs, labels = rows(N_CALLS)
+    states = [state(q, o, n) for n, (q, o) in enumerate(zip(questions, outputs, strict=True))]
+    targets = [Target(label) for label in labels]
+    loop = asyncio.new_event_loop()
+    native = match()
+    contenders = {
+        "match() (Inspect)": awaiting(loop, native, states, targets),
+        "to_inspect(from_inspect(match()))": awaiting(loop, to_inspect(from_inspect(native)), states, targets),
+        "... with metrics= (thin wrapper)": awaiting(
+            loop, to_inspect(from_inspect(match()), metrics=[mean()]), states, targets
+        ),
+    }
+    times = race(contenders)
+    loop.close()
+    base = times.pop("match() (Inspect)")
+    print(f"   match() (Inspect)                   {us(base)}")
+    for label, t in times.items():
+        print(f"   {label:35} {us(t)}   +{(t - base) * 1e6:5.2f} us  (target <= +1 us)")
+
+
+def catastrophic_regexes() -> None:
+    n, timeout = 32, 1.0
+    print(f"5. an eval of {n} catastrophic-regex samples, max_samples={n}, timeout {timeout} s")
+    text = "a" * 30_000 + "!"  # (a+)+$ backtracks on it until stopped
+
+    def reply(messages: Any, *args: Any) -> ModelOutput:
+        output = ModelOutput.from_content(model="mockllm/model", content=text)
+        output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        return output
+
+    scorer = to_inspect(BUILTINS["detect_pattern"](r"(a+)+$", timeout=timeout))
+    samples = [Sample(input=f"q{i}", target="a") for i in range(n)]
+    start = time.perf_counter()
+    [log] = eval(Task(dataset=samples, solver=generate(), scorer=scorer), model="mockllm/model",
+                 model_args={"custom_outputs": reply}, max_samples=n, display="none")  # fmt: skip
+    wall = time.perf_counter() - start
+    assert log.status == "success", log.error
+    kinds = {(s.scores or {})["detect_pattern"].metadata.get("failure_kind") for s in log.samples or []}
+    print(f"   wall time {wall:5.2f} s (target <= 3 s); failure kinds {sorted(map(str, kinds))}")
+
+
 def eval_wall_times() -> None:
-    print(f"3. wall time of a {N_SAMPLES}-sample offline eval (mockllm), best of {EVAL_ROUNDS}")
+    print(f"4. wall time of a {N_SAMPLES}-sample offline eval (mockllm), best of {EVAL_ROUNDS}")
     questions, outputs, labels = rows(N_SAMPLES)
     replies = dict(zip(questions, outputs, strict=True))
 
@@ -168,7 +217,9 @@ def eval_wall_times() -> None:
 def main() -> None:
     in_inspect()
     outside_inspect()
+    round_trip()
     eval_wall_times()
+    catastrophic_regexes()
 
 
 if __name__ == "__main__":

@@ -34,6 +34,13 @@ Scorers:
   with `@scorer` at the top of a module, for a harness that finds scorers by name;
 - `GRADER_FAILED`: the metadata key of a Score whose grader failed.
 
+Both directions at once:
+
+- `NativeCalls`: the harness's own objects a scorer's arguments were read
+  from, carried with the call, so a reverse adapter called with those very
+  arguments (a scorer of one's own calling a wrapped harness scorer) hands
+  the harness scorer the harness's own objects.
+
 Running and reporting:
 
 - `is_async(fn)`, `run_sync(awaitable)`: telling async callables apart, and
@@ -48,7 +55,8 @@ Running and reporting:
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from typing import TypeVar
+from contextvars import ContextVar, Token
+from typing import Any, Generic, TypeVar
 
 from ._protocol.reading import (
     ITEM_TEXT_FIELDS,
@@ -72,6 +80,7 @@ __all__ = [
     "BUILTINS",
     "GRADER_FAILED",
     "ITEM_TEXT_FIELDS",
+    "NativeCalls",
     "Rejected",
     "RowError",
     "Scorer",
@@ -103,6 +112,46 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+N = TypeVar("N")
+
+
+class NativeCalls(Generic[N]):
+    """The harness objects a forward adapter read a scorer's arguments from, carried with the call.
+
+    A forward adapter (a scorer run inside a harness) `carry`s the harness's own
+    objects (Inspect's TaskState and Target, DSPy's Example and Prediction) around
+    its call of the scorer, with the item, output and label it read from them. A
+    reverse adapter (a harness scorer wrapped as a scorebridge one) asks
+    `native(item, output, label)`: the harness objects when these are the very
+    same objects (identity, not equality), so a scorer of one's own that calls a
+    wrapped harness scorer with what it was given hands that scorer the
+    harness's own objects; None otherwise (a call from anywhere else, or with
+    other arguments), and the adapter builds its own.
+
+    A context variable: each thread, task and copied context sees its own, and
+    worker threads that copy the context (anyio's) see the caller's.
+    """
+
+    __slots__ = ("_var",)
+
+    def __init__(self, name: str) -> None:
+        # (item, output, label, native): a plain tuple, the cheapest to make on every call
+        self._var: ContextVar[tuple[Any, Any, Any, N] | None] = ContextVar(name, default=None)
+
+    def carry(self, item: Any, output: Any, label: Any, native: N) -> Token[tuple[Any, Any, Any, N] | None]:
+        """Carry `native` with the scorer's call on `(item, output, label)`; `drop(token)` when it returns."""
+        return self._var.set((item, output, label, native))
+
+    def drop(self, token: Token[tuple[Any, Any, Any, N] | None]) -> None:
+        """Stop carrying what `carry` carried (in the same context)."""
+        self._var.reset(token)
+
+    def native(self, item: Any, output: Any, label: Any) -> N | None:
+        """The harness objects carried with these very arguments; None for any other call."""
+        carried = self._var.get()
+        if carried is not None and carried[0] is item and carried[1] is output and carried[2] is label:
+            return carried[3]
+        return None
 
 
 def run_sync(aw: Awaitable[T]) -> T:

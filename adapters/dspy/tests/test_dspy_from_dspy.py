@@ -37,6 +37,17 @@ def spy() -> tuple[Any, list[tuple[Any, ...]]]:
     return spied, calls
 
 
+def spy_on(field: str) -> tuple[Any, list[tuple[Any, ...]]]:
+    """A DSPy metric recording its arguments; exact match on `field`."""
+    calls: list[tuple[Any, ...]] = []
+
+    def spied(*args: Any, **kwargs: Any) -> bool:
+        calls.append((*args, kwargs))
+        return bool(args[0][field] == args[1][field])
+
+    return spied, calls
+
+
 # DSPy's built-in metrics
 
 
@@ -75,12 +86,13 @@ def test_an_lm_judge_module_is_named_by_its_class_and_graded_on_its_scale() -> N
 # What the metric is called with
 
 
-def test_the_metric_is_called_with_example_prediction_and_no_trace() -> None:
-    # Never trace=[]: built-in metrics switch to bootstrapping whenever trace is not None.
+def test_the_metric_is_called_with_example_and_prediction_as_evaluate_calls_it() -> None:
+    # Evaluate calls metric(example, pred): never trace=[], which built-in metrics read as bootstrapping, and no
+    # third argument a two-argument metric would refuse.
     metric, calls = spy()
     from_dspy(metric, name="spied")({"question": "q"}, "Paris", "Paris")
-    example, prediction, trace, kwargs = calls[0]
-    assert trace is None and kwargs == {}
+    example, prediction, kwargs = calls[0]
+    assert kwargs == {}
     assert isinstance(example, dspy.Example) and isinstance(prediction, dspy.Prediction)
     assert example.toDict() == {"question": "q", "answer": "Paris"}
     assert example.inputs().toDict() == {"question": "q"}
@@ -139,6 +151,61 @@ def test_an_item_without_a_label_is_not_scored_and_the_metric_not_called() -> No
     metric, calls = spy()
     assert from_dspy(metric, name="spied")("q", "Paris", None) == Score(None, "Paris")
     assert calls == []
+
+
+def test_a_two_argument_metric_is_called_with_two() -> None:
+    # DSPy's own tests write metrics of two arguments; metric(example, pred, None) once raised TypeError on each
+    def hour_of(example: Any, pred: Any) -> bool:
+        return bool(example.answer == pred.answer)
+
+    assert from_dspy(hour_of)("q", "3", "3").correct is True
+
+
+def test_a_metric_requiring_a_trace_gets_none_for_it() -> None:
+    seen: list[Any] = []
+
+    def strict(example: Any, pred: Any, trace: Any, pred_name: Any) -> bool:
+        seen.append((trace, pred_name))
+        return True
+
+    assert from_dspy(strict)("q", "3", "3").correct is True
+    assert seen == [(None, None)]
+
+
+def clock_item(hour: Any) -> Any:
+    return dspy.Example(question="What time is it?", hour=hour, minute=30, dspy_uuid="u1").with_inputs("question")
+
+
+def test_an_example_item_holding_its_label_names_the_label_field() -> None:
+    # DSPy's tests label examples `hour`, `output`, `date_diff`: the label's field is read off the item, the one
+    # field that is not an input and holds the label (`minute` is another gold field)
+    metric, calls = spy_on("hour")
+    assert from_dspy(metric, name="spied")(clock_item("3"), "3", "3").correct is True
+    example, prediction = calls[0][0], calls[0][1]
+    assert (example.hour, prediction.hour) == ("3", "3")  # the output goes under the label's field too
+
+
+def test_an_example_item_keeps_every_field_dspy_s_own_too() -> None:
+    metric, calls = spy_on("hour")
+    from_dspy(metric, name="spied")(clock_item("3"), "3", "3")
+    example = calls[0][0]
+    assert (example.minute, example.get("dspy_uuid"), example.inputs().toDict()) == (
+        30,
+        "u1",
+        {"question": "What time is it?"},
+    )
+
+
+def test_an_example_item_with_no_field_holding_the_label_keeps_answer() -> None:
+    metric, calls = spy()
+    from_dspy(metric, name="spied")(clock_item("3"), "5", "5")
+    assert (calls[0][0].answer, calls[0][0].hour) == ("5", "3")
+
+
+def test_label_field_given_wins_over_the_item() -> None:
+    metric, calls = spy_on("when")
+    from_dspy(metric, name="spied", label_field="when")(clock_item("3"), "3", "3")
+    assert (calls[0][0].when, calls[0][1].when) == ("3", "3")
 
 
 # Seed 000's pre-sorting: "an output with a failure_kind is wrong" for that reason, before any comparison.
@@ -301,15 +368,15 @@ def test_the_scorer_is_named_after_the_metric_or_its_class() -> None:
     assert from_dspy(answer_exact_match, name="em").name == "em"
 
 
-def test_a_lambda_needs_a_name() -> None:
-    with pytest.raises(ValueError, match="from_dspy: the metric is a lambda, which has no name; pass name="):
-        from_dspy(lambda e, p, t=None: True)
+def test_a_lambda_is_named_dspy_metric_unless_named() -> None:
+    # DSPy takes lambdas as metrics (its own tests pass them to Evaluate and GEPA), so a round trip must too
+    assert from_dspy(lambda e, p, t=None: True).name == "dspy_metric"
     assert from_dspy(lambda e, p, t=None: True, name="always")("q", "a", "a").correct is True
 
 
 def test_the_repr_shows_the_options() -> None:
     assert repr(from_dspy(answer_exact_match, threshold=0.5)) == (
-        "<Scorer answer_exact_match(output_field='answer', label_field='answer', input_fields=None, "
+        "<Scorer answer_exact_match(output_field=None, label_field=None, input_fields=None, "
         "threshold=0.5, on_error='raise')>"
     )
 
@@ -323,10 +390,14 @@ def test_a_scorer_from_dspy_scores_a_batch() -> None:
     ("kwargs", "error", "message"),
     [
         ({"output_field": ""}, ValueError, "output_field must be a field name"),
-        ({"label_field": None}, TypeError, "label_field must be a field name, one string; got NoneType"),
+        ({"label_field": 3}, TypeError, "label_field must be a field name, one string; got int"),
         ({"input_fields": "question"}, TypeError, "input_fields must be a list of field names, not one string"),
         ({"input_fields": ["question", 1]}, TypeError, "input_fields must be a field name, one string; got int"),
-        ({"input_fields": ["answer"]}, ValueError, "the label field 'answer' cannot also be an input field"),
+        (
+            {"input_fields": ["answer"], "label_field": "answer"},
+            ValueError,
+            "the label field 'answer' cannot also be an input field",
+        ),
         ({"threshold": None}, TypeError, "threshold must be a number; got NoneType"),
         ({"threshold": float("inf")}, ValueError, "threshold must be a finite number"),
         ({"on_error": "ignore"}, ValueError, "on_error must be 'raise' or 'record'; got 'ignore'"),
@@ -340,3 +411,54 @@ def test_bad_arguments_are_refused_naming_the_metric(kwargs: dict[str, Any], err
 def test_a_metric_must_be_callable() -> None:
     with pytest.raises(TypeError, match="from_dspy: metric must be callable; got str"):
         from_dspy("answer_exact_match")  # type: ignore[arg-type]
+
+
+# Hostile input: a ScorerContractError naming the scorer ("raise"), a recorded error ("record"), never a crash inside
+
+
+class _Hostile:
+    def __repr__(self) -> str:
+        raise RuntimeError("repr")
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("eq")
+
+    __hash__ = object.__hash__
+
+
+def _deep(depth: int) -> Any:
+    nested: Any = "Paris"
+    for _ in range(depth):
+        nested = [nested]
+    return nested
+
+
+HOSTILE: dict[str, Any] = {
+    "a field name that is not a string": lambda: ({1: "q", "question": "q"}, "Paris", "Paris"),
+    "a label nested 100000 deep": lambda: ("q", "Paris", _deep(100_000)),
+    "a 5000-digit output": lambda: ("q", 10**5000, "Paris"),
+    "an output whose failure_kind's repr raises": lambda: ("q", {"failure_kind": _Hostile()}, "Paris"),
+    "an example item whose label field's == raises": lambda: (clock_item(_Hostile()), "3", "3"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_hostile_input_is_a_contract_error_naming_the_scorer(case: str) -> None:
+    with pytest.raises(ScorerContractError, match=r"^answer_exact_match: "):
+        from_dspy(answer_exact_match)(*HOSTILE[case]())
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_hostile_input_is_recorded_as_an_error_with_on_error_record(case: str) -> None:
+    score = from_dspy(answer_exact_match, on_error="record")(*HOSTILE[case]())
+    assert (score.correct, score.failure_kind) == (False, "error")
+    assert score.explanation is not None and score.explanation.startswith("the scorer could not read its input: ")
+
+
+def test_a_recorded_error_cuts_a_huge_exception_message() -> None:
+    def verbose(example: Any, pred: Any) -> Any:
+        raise ValueError("x" * 10_000_000)
+
+    explanation = from_dspy(verbose, on_error="record")("q", "a", "a").explanation
+    assert explanation is not None and len(explanation) < 600
+    assert explanation.endswith("... (cut; 10000012 characters in all)")

@@ -332,3 +332,8 @@ def test_bad_arguments_are_refused_naming_the_scorer(kwargs: dict[str, Any], err
 def test_a_plain_function_is_not_a_scorer() -> None:
     with pytest.raises(TypeError, match=r"to_dspy: scorer must be a scorebridge.Scorer .*got function"):
         to_dspy(lambda i, o, lab: True)  # type: ignore[arg-type]
+
+
+def test_a_prediction_as_the_gold_example_is_read_as_one_without_inputs() -> None:
+    # a Prediction is an Example that keeps no input names (DSPy's own code compares two predictions this way)
+    assert to_dspy(EXACT)(dspy.Prediction(answer="Paris"), dspy.Prediction(answer="paris")) == 1.0

@@ -152,14 +152,16 @@ def _small_task(
     return Task(dataset=samples, solver=generate(), scorer=to_inspect(sb.scorer(_picky), on_error=on_error)), replies
 
 
-def test_raising_scorer_is_a_sample_error_naming_it_and_the_exception(make_output: Callable[..., ModelOutput]) -> None:
+def test_raising_scorer_is_a_sample_error_showing_the_exception_and_naming_the_scorer(
+    make_output: Callable[..., ModelOutput],
+) -> None:
     task, replies = _small_task(make_output)
     log = _run(task, make_output, replies, fail_on_error=False)
     [errored] = [s for s in log.samples or [] if s.error is not None]
     assert errored.id == "b?"
     assert errored.error is not None
-    assert "scorer '_picky' raised ValueError(\"cannot read 'boom'\")" in errored.error.message
-    assert "ValueError: cannot read 'boom'" in errored.error.traceback  # the original, as the cause
+    assert errored.error.message == "ValueError(\"cannot read 'boom'\")"  # as Inspect shows its own scorers' errors
+    assert errored.error.traceback.endswith("ValueError: cannot read 'boom'\nraised inside the scorer '_picky'\n")
 
 
 def test_raising_scorer_fails_the_eval_by_default(make_output: Callable[..., ModelOutput]) -> None:
@@ -167,7 +169,7 @@ def test_raising_scorer_fails_the_eval_by_default(make_output: Callable[..., Mod
     task, replies = _small_task(make_output)
     log = _run(task, make_output, replies)
     assert (log.status, log.results) == ("error", None)
-    assert log.error is not None and "scorer '_picky' raised" in log.error.message
+    assert log.error is not None and "cannot read 'boom'" in log.error.message
 
 
 def test_on_error_record_scores_the_sample_as_an_error(make_output: Callable[..., ModelOutput]) -> None:

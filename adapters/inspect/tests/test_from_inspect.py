@@ -3,14 +3,27 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from inspect_ai.model import ModelOutput, get_model
+from inspect_ai.dataset import Sample
+from inspect_ai.model import (
+    ChatMessageSystem,
+    ChatMessageUser,
+    ContentImage,
+    ContentText,
+    Logprob,
+    Logprobs,
+    ModelOutput,
+    get_model,
+)
 from inspect_ai.scorer import (
     Score,
     Scorer,
@@ -24,6 +37,8 @@ from inspect_ai.scorer import (
     match,
     model_graded_qa,
     pattern,
+    perplexity,
+    precomputed_scores,
     scorer,
     value_to_float,
 )
@@ -232,6 +247,165 @@ def test_mapping_item_is_the_states_metadata() -> None:
     seen: list[tuple[TaskState, Target]] = []
     from_inspect(seeing(seen))({"question": "q", "difficulty": "easy"}, "x", "x")
     assert seen[0][0].metadata == {"question": "q", "difficulty": "easy"}
+
+
+def test_an_items_metadata_mapping_is_the_states_metadata() -> None:
+    seen: list[tuple[TaskState, Target]] = []
+    from_inspect(seeing(seen))({"input": "q", "metadata": {"ctx": "France"}, "topic": "geo"}, "x", "x")
+    assert seen[0][0].metadata == {"ctx": "France"}
+
+
+def test_other_string_keys_are_the_metadata_without_the_states_own_fields() -> None:
+    seen: list[tuple[TaskState, Target]] = []
+    item = {"input": "q", "id": "s1", "epoch": 2, "choices": ["a", "b"], "ctx": "France", 3: "not a name"}
+    from_inspect(seeing(seen))(item, "ANSWER: A", "A")
+    assert seen[0][0].metadata == {"ctx": "France"}
+
+
+def test_an_inspect_sample_is_an_item() -> None:
+    seen: list[tuple[TaskState, Target]] = []
+    sample = Sample(id="s9", input="Which is red?", choices=["grass", "blood"], metadata={"ctx": "colours"})
+    from_inspect(seeing(seen))(sample, "ANSWER: B", "B")
+    state = seen[0][0]
+    assert (state.sample_id, state.input_text, state.metadata) == ("s9", "Which is red?", {"ctx": "colours"})
+    assert [c.correct for c in state.choices] == [False, True]
+
+
+@pytest.mark.parametrize(
+    ("item", "sample_id", "epoch"),
+    [
+        ({"input": "q", "id": "s1"}, "s1", 1),
+        ({"input": "q", "sample_id": 7, "epoch": 3}, 7, 3),
+        ({"input": "q", "id": "s1", "sample_id": "other"}, "s1", 1),
+        (SimpleNamespace(input="q", id=12, epoch=2), 12, 2),
+        ({"input": "q"}, None, 1),
+        ("q", None, 1),
+    ],
+)
+def test_sample_id_and_epoch_come_from_the_item_never_made_up(item: Any, sample_id: Any, epoch: int) -> None:
+    seen: list[tuple[TaskState, Target]] = []
+    from_inspect(seeing(seen))(item, "x", "x")
+    assert (seen[0][0].sample_id, seen[0][0].epoch) == (sample_id, epoch)
+
+
+@pytest.mark.parametrize(
+    ("item", "message"),
+    [
+        ({"input": "q", "id": 1.5}, "match: an item's id must be a string or a whole number; got float"),
+        ({"input": "q", "id": True}, "match: an item's id must be a string or a whole number; got bool"),
+        ({"input": "q", "epoch": 0}, "match: an item's epoch must be a whole number from 1; got 0"),
+        ({"input": "q", "epoch": "2"}, "match: an item's epoch must be a whole number from 1; got '2'"),
+    ],
+)
+def test_an_id_or_epoch_of_the_wrong_type_names_the_scorer(item: Any, message: str) -> None:
+    with pytest.raises(sb.ScorerContractError, match=re.escape(message)):
+        from_inspect(match())(item, "x", "x")
+
+
+def _records(tmp_path: Path) -> str:
+    path = tmp_path / "scores.json"
+    path.write_text(json.dumps([{"id": "s1", "value": "C"}, {"id": "s2", "value": "I"}, {"id": 1, "value": "I"}]))
+    return str(path)
+
+
+def test_precomputed_scores_finds_each_items_own_record(tmp_path: Path) -> None:
+    # sample ids were a process-wide counter: the second call (id 2, say) got another sample's record
+    scorer = from_inspect(precomputed_scores(_records(tmp_path)))
+    got = scorer.score_many([{"input": "a", "id": "s1"}, {"input": "b", "id": "s2"}], ["x", "y"], ["x", "y"])
+    assert [s.correct for s in got] == [True, False]
+
+
+def test_precomputed_scores_without_an_id_finds_no_record_never_another_samples(tmp_path: Path) -> None:
+    unscored = from_inspect(precomputed_scores(_records(tmp_path)))
+    assert [unscored("q", "x", "x").correct for _ in range(3)] == [None, None, None]  # "1" is never made up
+    with pytest.raises(ValueError, match="No score record"):
+        from_inspect(precomputed_scores(_records(tmp_path), on_missing="error"))("q", "x", "x")
+
+
+def test_an_input_of_chat_messages_is_the_states_input_images_and_all() -> None:
+    # a multimodal grading prompt once lost its image: the input was rebuilt from its text
+    seen: list[tuple[TaskState, Target]] = []
+    picture = ContentImage(image="data:image/png;base64,iVBORw0KGgo=")
+    conversation = [
+        ChatMessageSystem(content="Be brief."),
+        ChatMessageUser(content=[ContentText(text="What?"), picture]),
+    ]
+    from_inspect(seeing(seen))({"input": conversation}, "a cat", "cat")
+    state = seen[0][0]
+    assert state.input == conversation and state.messages[:2] == conversation
+    assert state.input_text == "What?"
+
+
+def test_an_input_with_no_user_message_is_read_without_raising() -> None:
+    seen: list[tuple[TaskState, Target]] = []
+    from_inspect(seeing(seen))({"input": [ChatMessageSystem(content="System only.")]}, "x", "x")
+    assert seen[0][0].input == [ChatMessageSystem(content="System only.", id=seen[0][0].input[0].id)]
+
+
+def test_a_template_reading_metadata_grades_from_plain_python(make_output: Callable[..., ModelOutput]) -> None:
+    # model_graded_qa's template may name the sample's metadata ({ctx}); it once raised KeyError('ctx')
+    prompts: list[str] = []
+
+    def grade(messages: Any, *args: Any) -> ModelOutput:
+        prompts.append(messages[-1].text)
+        return make_output("GRADE: C")
+
+    qa = model_graded_qa(
+        template="In {ctx}: {question} / {answer} / {criterion} / {instructions}",
+        model=get_model("mockllm/model", custom_outputs=grade),
+    )
+    assert from_inspect(qa)({"input": "Capital?", "metadata": {"ctx": "France"}}, "Paris", "Paris").correct is True
+    assert prompts[0].startswith("In France: Capital? / Paris / Paris")
+
+
+def test_an_output_s_logprobs_reach_the_scorer(make_output: Callable[..., ModelOutput]) -> None:
+    out = make_output("x")
+    out.choices[0].prompt_logprobs = Logprobs(
+        content=[Logprob(token="a", logprob=-1.0), Logprob(token="b", logprob=-3.0)]
+    )
+    got = from_inspect(perplexity())("q", out, "x")
+    assert got.value == 2.0
+
+
+# --- hostile input: a ScorerContractError naming the scorer, never a crash inside -----------------------
+
+
+class _Hostile:
+    def __repr__(self) -> str:
+        raise RuntimeError("repr")
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("eq")
+
+    __hash__ = object.__hash__
+
+
+def _deep(depth: int) -> Any:
+    nested: Any = "Paris"
+    for _ in range(depth):
+        nested = [nested]
+    return nested
+
+
+HOSTILE: dict[str, Callable[[], tuple[Any, Any, Any]]] = {
+    "a 5000-digit label": lambda: ("q", "x", 10**5000),  # str() of it raises ValueError (Python's digit limit)
+    "a 5000-digit answer": lambda: ("q", "x", [10**5000]),
+    "a label nested 100000 deep": lambda: ("q", "x", _deep(100_000)),  # RecursionError while reading it
+    "an answer whose repr raises": lambda: ("q", "x", [_Hostile()]),  # in the message about it
+    "choices whose repr raises": lambda: ({"input": "q", "choices": [_Hostile()]}, "x", "x"),
+    "a failure_kind whose repr raises": lambda: ("q", {"failure_kind": _Hostile()}, "x"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_hostile_input_is_a_contract_error_naming_the_scorer(case: str) -> None:
+    with pytest.raises(sb.ScorerContractError, match=r"^match: "):
+        from_inspect(match())(*HOSTILE[case]())
+
+
+def test_huge_and_odd_text_is_scored_not_refused() -> None:
+    assert from_inspect(match())("q", "x" * 10_000_000 + " Paris", "Paris").correct is True
+    assert from_inspect(includes())("\ud800", "a\udfffb Paris", "Paris").correct is True
 
 
 @pytest.mark.parametrize(

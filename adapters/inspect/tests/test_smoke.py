@@ -16,7 +16,7 @@ from scorebridge_inspect import from_inspect, to_inspect
 
 
 def test_public_names() -> None:
-    assert {"to_inspect", "from_inspect", "ScoringError"} <= set(scorebridge_inspect.__all__)
+    assert {"to_inspect", "from_inspect"} <= set(scorebridge_inspect.__all__)
     for name in scorebridge_inspect.__all__:
         assert getattr(scorebridge_inspect, name) is not None
 

@@ -83,6 +83,16 @@ def demo_scorers() -> dict[str, Scorer]:
     }
 
 
+def _as_ones_own(s: Scorer) -> Scorer:
+    """`s` as a scorer of one's own, calling it: what the demo hands Inspect AI and DSPy.
+
+    A round trip gives a harness its own scorer back (`to_inspect(from_inspect(match()))`
+    is `match()`), with the harness's own verdicts; the demo shows scorebridge's verdicts
+    in every harness. Called from inside, `s` still sees the harness's own objects.
+    """
+    return Scorer(s.name, s, recorded=True)
+
+
 def _verdict(score: Score) -> Verdict:
     return {"correct": score.correct, "value": score.value, "failure_kind": score.failure_kind}
 
@@ -121,7 +131,7 @@ def _by_inspect(scorers: Mapping[str, Scorer], scratch: Path) -> Verdicts:
     task = Task(
         dataset=[Sample(id=i, input=c.item, target=c.label) for i, c in enumerate(CASES)],
         solver=generate(),
-        scorer=[to_inspect(s, name=name) for name, s in scorers.items()],
+        scorer=[to_inspect(_as_ones_own(s), name=name) for name, s in scorers.items()],
     )
     model = get_model("mockllm/model", custom_outputs=reply)
     log = eval(task, model=model, log_dir=str(scratch / "logs"), display="none")[0]
@@ -159,7 +169,7 @@ def _by_dspy(scorers: Mapping[str, Scorer]) -> Verdicts:
     verdicts: Verdicts = {}
     with dspy.context(lm=lm):
         for name, s in scorers.items():
-            metric = to_dspy(s)
+            metric = to_dspy(_as_ones_own(s))
             result = dspy.Evaluate(devset=devset, metric=metric, num_threads=1, display_progress=False)(program)
             verdicts[name] = [
                 {

@@ -1,8 +1,10 @@
-"""The two callables of the bridge.
+"""The callables of the bridge.
 
 `ScorerMetric` is a scorer as a DSPy metric (`to_dspy` makes it); `MetricCall`
-is a DSPy metric as a scorer's `fn` (`from_dspy` makes it). Both are frozen and
-keep no state between calls, so DSPy may call them from many threads at once.
+is a DSPy metric as a scorer's `fn` (`from_dspy` makes it); `NativeMetric` is a
+DSPy metric given back by a round trip with options (`_round_trip`). All are
+frozen and keep no state between calls, so DSPy may call them from many threads
+at once.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import dspy
 
 from scorebridge import Score, Scorer, ScorerContractError
 from scorebridge.kit import (
+    NativeCalls,
     Rejected,
     add_note,
     is_bool,
@@ -29,9 +32,11 @@ from scorebridge.kit import (
 )
 
 from ._checks import finite_number
+from ._compat import fields
+from ._compat import fields_and_inputs as _fast_fields_and_inputs
 from ._feedback import feedback_text
 
-__all__ = ["MetricCall", "ScorerMetric"]
+__all__ = ["NATIVE", "MetricCall", "ScorerMetric", "default_name", "metric_value"]
 
 _DEFAULT_FIELD: Final = "answer"
 """The output and label field when nothing else decides: DSPy's built-in metrics read `answer`."""
@@ -42,9 +47,27 @@ _ITEM_FIELD: Final = "question"
 _REASONING: Final = "reasoning"  # the field dspy.ChainOfThought adds before a signature's outputs
 _DSPY: Final = "dspy_"  # the prefix of DSPy's own fields in an Example, which Example.keys() hides
 _NOT_OUTPUTS: Final = frozenset({_REASONING})
+_MESSAGE_LIMIT: Final = 500  # characters of an exception's message kept in a recorded error's explanation
 
 Example = dspy.Example
 Prediction = dspy.Prediction
+
+NATIVE: Final[NativeCalls[tuple[Any, Any]]] = NativeCalls("scorebridge_dspy_native")
+"""DSPy's gold example and prediction, carried with a scorebridge scorer's call by `to_dspy`: a
+`from_dspy` scorer called inside with the very same item, output and label hands them to its metric."""
+
+
+def default_name(metric_name: str) -> str:
+    """The name of a scorer made from a DSPy metric named `metric_name`: that name; "dspy_metric" for a lambda."""
+    return "dspy_metric" if metric_name == "<lambda>" else metric_name
+
+
+def _fields_and_inputs(example: Any) -> tuple[Mapping[str, Any], Collection[str] | None]:
+    """An Example's fields and input names; no input names for a Prediction."""
+    try:
+        return _fast_fields_and_inputs(example)
+    except AttributeError:  # a Prediction keeps no input names
+        return fields(example), None
 
 
 def _names(fields: Collection[str]) -> str:
@@ -95,7 +118,7 @@ class ScorerMetric(_Shared):
     item: Callable[[Any], Any] | None
     threshold: float | None
     feedback: bool
-    whole_prediction: bool  # the scorer reads a whole Prediction (a from_dspy scorer)
+    builtin: bool  # a built-in never reads the item nor calls another scorer: neither is made for it
 
     @property
     def __name__(self) -> str:  # what DSPy and `from_dspy` call the metric
@@ -130,29 +153,36 @@ class ScorerMetric(_Shared):
         return self._score(gold, pred)[0]
 
     def _score(self, gold: Any, pred: Any) -> tuple[Score, Any]:
-        # The hot path: Evaluate calls it once per example. An Example keeps its fields in the dict
-        # `_store` (DSPy's own dspy_* fields too, which keys() hides) and its inputs in `_input_keys`
-        # (None before with_inputs; a Prediction has none); reading them directly is several times
-        # faster than keys(), get() and inputs(), which copy.
+        # The hot path: Evaluate calls it once per example. The Example's fields and inputs are read
+        # straight from where DSPy keeps them (`_compat`), several times faster than keys(), get() and
+        # inputs(), which copy.
         if not isinstance(gold, Example):
             raise TypeError(f"{self.scorer.name}: the gold example must be a dspy.Example; got {type(gold).__name__}")
-        store = gold._store
-        inputs = getattr(gold, "_input_keys", None)
+        try:
+            store, inputs = _fast_fields_and_inputs(gold)
+        except AttributeError:  # a Prediction as the gold example: it keeps no input names
+            store, inputs = fields(gold), None
         label_field = self.label_field or _label_field(store, inputs)
         label = store.get(label_field)
+        output = self._output(pred)
         if self.item is not None:
             item = self.item(gold)
+        elif self.builtin:
+            return self.scorer(None, output, label), label
         elif inputs is None:  # no with_inputs: every field but the label
             item = {k: v for k, v in store.items() if k != label_field and not k.startswith(_DSPY)}
         else:
             item = {k: v for k, v in store.items() if k in inputs}
-        output = pred if self.whole_prediction else self._output(pred)
-        return self.scorer(item, output, label), label
+        token = NATIVE.carry(item, output, label, (gold, pred))
+        try:
+            return self.scorer(item, output, label), label
+        finally:
+            NATIVE.drop(token)
 
     def _output(self, pred: Any) -> Any:
         if not isinstance(pred, Example):  # None (SIMBA, when the program raised) or a plain value
             return pred
-        store = pred._store
+        store = fields(pred)
         field = self.output_field
         if field is None:
             field = _only(store.keys() - _NOT_OUTPUTS)
@@ -168,7 +198,7 @@ class ScorerMetric(_Shared):
     def _unscored(self, gold: Any, score: Score, label: Any) -> str:
         name = self.scorer.name
         if label_is_missing(label):
-            field = self.label_field or _label_field(gold._store, getattr(gold, "_input_keys", None))
+            field = self.label_field or _label_field(*_fields_and_inputs(gold))
             return (
                 f"{name}: the example has no label in its field {field!r} (it has {_names(gold.keys())}), so it "
                 "cannot be scored and a DSPy metric must give a number; label every example, or pass label_field= "
@@ -178,7 +208,7 @@ class ScorerMetric(_Shared):
         return f"{name}: the scorer left this example unscored (correct None){why}; a DSPy metric must give a number"
 
 
-def _only(names: set[str]) -> str:
+def _only(names: Collection[str]) -> str:
     # The one name that is not one of DSPy's own dspy_* fields, else "answer".
     if len(names) != 1:
         names = {k for k in names if not k.startswith(_DSPY)}
@@ -189,12 +219,12 @@ def _only(names: set[str]) -> str:
     return _DEFAULT_FIELD
 
 
-def _label_field(store: dict[str, Any], inputs: Collection[str] | None) -> str:
+def _label_field(store: Mapping[str, Any], inputs: Collection[str] | None) -> str:
     # The only field that is not an input, else "answer".
     return _DEFAULT_FIELD if inputs is None else _only(store.keys() - inputs)
 
 
-def _metric_value(name: str, metric: str, raw: Any) -> tuple[float, str | None, dict[str, Any] | None]:
+def metric_value(name: str, metric: str, raw: Any) -> tuple[float, str | None, dict[str, Any] | None]:
     """Read what a DSPy metric returned: its score as a float, its feedback, and any other fields.
 
     A `dspy.Prediction` (GEPA's `ScoreWithFeedback` too) is read first, before
@@ -207,15 +237,15 @@ def _metric_value(name: str, metric: str, raw: Any) -> tuple[float, str | None, 
     extra: dict[str, Any] | None = None
     score = raw
     if isinstance(raw, Example) or (isinstance(raw, Mapping) and "score" in raw):
-        fields = dict(raw.items())
-        if "score" not in fields:
+        returned = dict(raw.items())
+        if "score" not in returned:
             raise ScorerContractError(
                 f"{name}: the DSPy metric {metric!r} returned a {type(raw).__name__} with no score "
-                f"(fields: {_names(fields)})"
+                f"(fields: {_names(returned)})"
             )
-        score = fields.pop("score")
-        feedback = fields.pop("feedback", None)
-        extra = fields or None
+        score = returned.pop("score")
+        feedback = returned.pop("feedback", None)
+        extra = returned or None
     value = (1.0 if score else 0.0) if is_bool(score) else finite_number(score)
     if value is None:
         raise ScorerContractError(
@@ -227,32 +257,59 @@ def _metric_value(name: str, metric: str, raw: Any) -> tuple[float, str | None, 
     return value, feedback or None, extra
 
 
+def _required_positional(metric: Callable[..., Any]) -> int:
+    """How many positional arguments `metric` requires (at least 2); 2 when its signature cannot be read."""
+    try:
+        parameters = inspect.signature(metric).parameters.values()
+    except (TypeError, ValueError):  # a builtin, or a callable whose signature Python cannot read
+        return 2
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    required = sum(1 for p in parameters if p.kind in positional and p.default is inspect.Parameter.empty)
+    return max(2, min(required, 5))
+
+
 @final
 @dataclass(frozen=True, eq=False, repr=False)
 class MetricCall(_Shared):
     """The `fn` of a scorer made by `from_dspy`: a DSPy metric called on one item, output and label.
 
-    It builds `dspy.Example(**item_fields, <label_field>=label).with_inputs(...)`
-    and a `dspy.Prediction` of the output, calls `metric(example, pred, None)`
-    (evaluation mode: never `trace=[]`, which built-in metrics read as
-    bootstrapping), and records value = the metric's score, correct = value >=
-    threshold, explanation = its feedback.
-
-    An output that is neither a string nor a Prediction and reports its own
-    failure (a `failure_kind` element, or `ok` False) is pre-sorted as seed 000
-    says, without calling the metric: wrong with that kind (unscored, the kind
-    kept, when there is no label), as `exact()` records it. One with no text
-    is left to the metric.
+    `metric` is the DSPy metric it wraps (what `to_dspy` gives back in a round
+    trip). Each call builds the example and the prediction (see `from_dspy`) and
+    calls the metric as `dspy.Evaluate` does, `metric(example, pred)` (None for
+    each further argument the metric requires, up to GEPA's five): evaluation
+    mode, never `trace=[]`, which built-in metrics read as bootstrapping. Inside
+    DSPy, a scorer of one's own run by `to_dspy` that calls this one with the
+    item, output and label it was given passes on DSPy's own example and
+    prediction instead (`NATIVE`).
     """
 
     metric: Callable[..., Any]
     metric_name: str
     name: str
-    output_field: str
-    label_field: str
+    output_field: str | None
+    label_field: str | None
     input_fields: tuple[str, ...] | None
     threshold: float
     record_errors: bool
+    further: tuple[None, ...]  # the Nones after (example, pred) the metric requires
+
+    @classmethod
+    def of(
+        cls,
+        metric: Callable[..., Any],
+        metric_name: str,
+        name: str,
+        output_field: str | None,
+        label_field: str | None,
+        input_fields: tuple[str, ...] | None,
+        threshold: float,
+        record_errors: bool,
+    ) -> MetricCall:
+        """The call of `metric`, with the arguments it requires counted once, here."""
+        further = (None,) * (_required_positional(metric) - 2)
+        return cls(
+            metric, metric_name, name, output_field, label_field, input_fields, threshold, record_errors, further
+        )
 
     def __repr__(self) -> str:
         return f"<DSPy metric {self.metric_name}>"
@@ -263,21 +320,27 @@ class MetricCall(_Shared):
         return f"raised inside the DSPy metric {self.metric_name!r}{also}"
 
     def __call__(self, item: Any, output: Any, label: Any) -> Score:
-        example = self.example(item, label)
-        pred = output if isinstance(output, Prediction) else Prediction(**{self.output_field: output})
+        try:
+            read = self._read(item, output, label)
+        except ScorerContractError as exc:
+            if not self.record_errors:
+                raise
+            return self._error(exc, None, "the scorer could not read its input")
+        except Exception as exc:  # an item, output or label that cannot be read, or made an Example of
+            if not self.record_errors:
+                raise ScorerContractError(
+                    f"{self.name}: cannot read the item, the output or the label: {exc!r:.200}"
+                ) from exc
+            return self._error(exc, None, "the scorer could not read its input")
+        if type(read) is Score:
+            return read
+        example, pred, outcome, unlabelled = read
         if isinstance(self.metric, ScorerMetric):  # a scorer's own metric: its whole Score comes back
             return self.metric.score(example, pred)
-        if not isinstance(output, (str, Prediction)):
-            rejected = presort(self.name, output, ())
-            if type(rejected) is Rejected and rejected.reported:
-                # seed 000's pre-sorting: the output says it failed, so the metric is not asked (what its
-                # text shows, no text or NOT_IN_DOCUMENT, is the metric's to judge)
-                return rejected.record(self.name, label_is_missing(label))
-        outcome = _outcome(pred.get(self.output_field))
-        if label_is_missing(label):  # not scored, so the metric (perhaps an LM judge) is not called
+        if unlabelled:  # not scored, so the metric (perhaps an LM judge) is not called
             return recorded(self.name, None, outcome, None, unlabelled=True)
         try:
-            raw = self.metric(example, pred, None)
+            raw = self.metric(example, pred, *self.further)
             if inspect.isawaitable(raw):  # an async metric: DSPy cannot await it, we can
                 raw = run_sync(raw)
         except Exception as exc:
@@ -286,23 +349,55 @@ class MetricCall(_Shared):
                 raise
             return self._error(exc, outcome)
         try:
-            value, feedback, extra = _metric_value(self.name, self.metric_name, raw)
+            value, feedback, extra = metric_value(self.name, self.metric_name, raw)
         except ScorerContractError as exc:
             if not self.record_errors:
                 raise
             return self._error(exc, outcome)
         return recorded(self.name, value >= self.threshold, outcome, None, value, feedback, extra)
 
-    def example(self, item: Any, label: Any) -> Any:
-        """The `dspy.Example` the metric sees for `item` and `label`."""
+    def _read(self, item: Any, output: Any, label: Any) -> Score | tuple[Any, Any, str | None, bool]:
+        """The example, the prediction, the outcome and whether it is unlabelled; or the Score of an output that
+        reports its own failure, for which the metric is not asked."""
+        unlabelled = label_is_missing(label)
+        if not isinstance(output, (str, Prediction)):
+            rejected = presort(self.name, output, ())
+            if type(rejected) is Rejected and rejected.reported:
+                # seed 000's pre-sorting: the output says it failed, so the metric is not asked (what its
+                # text shows, no text or NOT_IN_DOCUMENT, is the metric's to judge)
+                return rejected.record(self.name, unlabelled)
+        native = NATIVE.native(item, output, label)
+        if native is not None:  # a scorer run by to_dspy passed on what it read: DSPy's own objects
+            example, pred = native
+            outcome = _outcome(output)
+        else:
+            label_field = self.label_field or _label_field_of(item, label)
+            output_field = self.output_field or label_field
+            example = self.example(item, label, label_field)
+            pred = output if isinstance(output, Prediction) else Prediction(**{output_field: output})
+            outcome = _outcome(fields(pred).get(output_field))
+        return example, pred, outcome, unlabelled
+
+    def example(self, item: Any, label: Any, label_field: str | None = None) -> Any:
+        """The `dspy.Example` the metric sees for `item` and `label` (stored under `label_field`)."""
+        if label_field is None:
+            label_field = self.label_field or _label_field_of(item, label)
+        inputs: Collection[str]
         if isinstance(item, Example):
-            fields = dict(item.items())
-            inputs = getattr(item, "_input_keys", None) or fields.keys()
+            example = Example(base=item)  # every field, DSPy's own too, and the inputs
+            found, marked = _fields_and_inputs(item)
+            inputs = marked if marked is not None else [k for k in found if not k.startswith(_DSPY)]
         elif isinstance(item, Mapping):
-            fields = dict(item)
-            inputs = fields.keys()
+            strange = [k for k in item if not isinstance(k, str)]
+            if strange:
+                raise ScorerContractError(
+                    f"{self.name}: an item's field names must be strings (DSPy reads fields by name); "
+                    f"got {type(strange[0]).__name__}"
+                )
+            example = Example(base=dict(item))
+            inputs = list(item)
         elif item is None:
-            fields, inputs = {}, ()
+            example, inputs = Example(), ()
         else:
             names = self.input_fields or (_ITEM_FIELD,)
             if len(names) != 1:
@@ -310,17 +405,38 @@ class MetricCall(_Shared):
                     f"{self.name}: the item is a {type(item).__name__}, not a mapping, but input_fields names "
                     f"{len(names)} fields; give each item as a mapping of them"
                 )
-            fields = {names[0]: item}
-            inputs = names
+            example, inputs = Example(base={names[0]: item}), names
         if self.input_fields is not None:
             inputs = self.input_fields
-        fields[self.label_field] = list(label) if isinstance(label, (tuple, set, frozenset)) else label
-        return Example(base=fields).with_inputs(*(k for k in inputs if k != self.label_field))
+        example[label_field] = list(label) if isinstance(label, (tuple, set, frozenset)) else label
+        return example.with_inputs(*(k for k in inputs if k != label_field))
 
-    def _error(self, exc: Exception, outcome: str | None) -> Score:
-        message = f"{type(exc).__name__}: {exc}"
+    def _error(self, exc: Exception, outcome: str | None, what: str = "the DSPy metric failed") -> Score:
+        try:
+            message = f"{type(exc).__name__}: {exc}"
+        except Exception:  # an exception whose own str raises
+            message = type(exc).__name__
+        if len(message) > _MESSAGE_LIMIT:  # a metric may raise with a whole output in its message
+            message = f"{message[:_MESSAGE_LIMIT]}... (cut; {len(message)} characters in all)"
         metadata = {"error": type(exc).__name__, "metric": self.metric_name}
-        return recorded(self.name, False, outcome, "error", None, f"the DSPy metric failed: {message}", metadata)
+        return recorded(self.name, False, outcome, "error", None, f"{what}: {message}", metadata)
+
+
+def _label_field_of(item: Any, label: Any) -> str:
+    """The label's field for an item: the one field of an Example item, not an input, that holds the label (the
+    example carries its own label: `hour` for an example with input `question` and fields `hour=5, minute=30`,
+    labelled 5); else, and when `answer` holds it or several do, "answer"."""
+    if isinstance(item, Example):
+        store, inputs = _fields_and_inputs(item)
+        if inputs is not None:
+            holding = [
+                k
+                for k, v in store.items()
+                if k not in inputs and not k.startswith(_DSPY) and (v is label or bool(v == label))
+            ]
+            if len(holding) == 1:
+                return holding[0]
+    return _DEFAULT_FIELD
 
 
 def _outcome(answer: Any) -> str | None:

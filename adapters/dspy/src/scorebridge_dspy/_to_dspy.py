@@ -6,9 +6,11 @@ from collections.abc import Callable
 from typing import Any
 
 from scorebridge import Scorer
+from scorebridge.kit import is_builtin
 
 from ._checks import field_name, threshold_value
 from ._metric import MetricCall, ScorerMetric
+from ._round_trip import dspy_again
 
 __all__ = ["to_dspy"]
 
@@ -21,7 +23,7 @@ def to_dspy(
     item: Callable[[Any], Any] | None = None,
     threshold: float | None = None,
     feedback: bool = True,
-) -> ScorerMetric:
+) -> Callable[..., Any]:
     """A DSPy metric that scores with `scorer`: `metric(gold, pred, trace=None, pred_name=None, pred_trace=None)`.
 
     Each call scores one prediction: `scorer(item, output, label)` with
@@ -43,9 +45,19 @@ def to_dspy(
     (`pred_name` given; `feedback=False` returns the value there too). See
     `ScorerMetric` for the details, `feedback_text` for the feedback.
 
-    A scorer made by `from_dspy` gets the whole prediction as its output, so
-    every field reaches the DSPy metric inside, and its label field is the
-    default here.
+    The metric is a `ScorerMetric`, except in a round trip: for a scorer made
+    by `from_dspy(m)` it is `m` itself, so DSPy calls `m` with exactly what it
+    passes and gets back what `m` returns (two-argument metrics, any label
+    field, every gold field, GEPA's `pred_name`/`pred_trace` and signature
+    check, BootstrapFewShot's `metric_threshold`). With `threshold`,
+    `feedback=False`, a `from_dspy(name=...)` or `from_dspy(on_error="record")`
+    it is `m` in a thin wrapper that changes only that (`NativeMetric`);
+    `output_field`, `label_field` and `item` cannot apply to `m` (it reads the
+    example and prediction itself) and are a ValueError.
+
+    Inside DSPy, a scorer of your own that calls a `from_dspy` scorer with the
+    item, output and label it was given hands that metric DSPy's own example
+    and prediction (`_metric.NATIVE`).
 
     Raises TypeError or ValueError, naming the argument, for a scorer that is
     not a `scorebridge.Scorer`, a blank field name, an item that is not
@@ -68,8 +80,7 @@ def to_dspy(
         threshold = threshold_value(factory, threshold)
     if not isinstance(feedback, bool):
         raise TypeError(f"{factory}: feedback must be True or False; got {feedback!r:.80}")
-    inner = scorer.fn if isinstance(scorer.fn, MetricCall) else None
-    if inner is not None and label_field is None:
-        label_field = inner.label_field
-    whole = inner is not None and output_field is None
-    return ScorerMetric(scorer, output_field, label_field, item, threshold, feedback, whole)
+    if isinstance(scorer.fn, MetricCall):  # made by from_dspy: DSPy's own metric, again
+        given = output_field is not None or label_field is not None or item is not None
+        return dspy_again(scorer.fn, scorer.name, given, threshold, feedback)
+    return ScorerMetric(scorer, output_field, label_field, item, threshold, feedback, is_builtin(scorer))

@@ -14,10 +14,9 @@ except ModuleNotFoundError as exc:
 
 from ._from_inspect import from_inspect
 from ._grader import inspect_grader
-from ._to_inspect import ScoringError, to_inspect
+from ._to_inspect import to_inspect
 
 __all__ = [
-    "ScoringError",
     "from_inspect",
     "inspect_grader",
     "to_inspect",

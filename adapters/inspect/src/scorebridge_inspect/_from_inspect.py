@@ -5,21 +5,20 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageAssistant,
+    ChatMessageBase,
     ChatMessageUser,
     Model,
     ModelName,
     ModelOutput,
     get_model,
 )
-from inspect_ai.model._model import active_model_context_var
 from inspect_ai.scorer import NOANSWER, Score, Scorer, Target
 from inspect_ai.solver import TaskState
-from inspect_ai.solver._multiple_choice import parse_answers, set_choices_based_on_generated_response
 from inspect_ai.util import registry_info
 
 import scorebridge as sb
@@ -29,6 +28,8 @@ from scorebridge.kit import (
     accepted_answers,
     element,
     is_async,
+    is_bool,
+    is_missing,
     is_number,
     item_text,
     note_scorer,
@@ -36,12 +37,16 @@ from scorebridge.kit import (
     recorded,
 )
 
+from ._compat import ACTIVE_MODEL, mark_choices
+from ._native import NATIVE, origin
 from ._reasons import FAILURE_KIND, INSPECT_REASON, kept_reason, kind_for
 
-__all__ = ["from_inspect"]
+__all__ = ["InspectCall", "from_inspect"]
 
 _NO_MODEL: Final = "none/none"  # Inspect's own name for "no model"
-_ids = itertools.count(1)  # sample and message ids, unique in the process
+_ids = itertools.count(1)  # message ids and the state's uuid, unique in the process; never a sample's id
+_STATE_FIELDS: Final = frozenset({"input", "choices", "id", "sample_id", "epoch", "metadata"})
+"""The item's keys read into TaskState fields of their own; its other string keys are the state's metadata."""
 
 
 def _registered_name(fn: Any) -> str | None:
@@ -52,14 +57,54 @@ def _registered_name(fn: Any) -> str | None:
 
 
 def _choices(name: str, item: Any) -> list[str] | None:
-    if isinstance(item, str):
-        return None
     choices = element(item, "choices")
     if choices is None:
         return None
     if not isinstance(choices, (list, tuple)) or not all(isinstance(c, str) for c in choices):
         raise ScorerContractError(f"{name}: an item's choices must be a list of strings; got {choices!r:.80}")
     return list(choices)
+
+
+def _sample_id(name: str, item: Any) -> int | str | None:
+    """The item's `id` (else `sample_id`): a string or a whole number; None when it has none."""
+    for key in ("id", "sample_id"):
+        found = element(item, key)
+        if found is None or is_missing(found):
+            continue
+        if is_bool(found) or not isinstance(found, (str, int)):
+            raise ScorerContractError(
+                f"{name}: an item's {key} must be a string or a whole number; got {type(found).__name__}"
+            )
+        return found
+    return None
+
+
+def _epoch(name: str, item: Any) -> int:
+    """The item's `epoch`, a whole number from 1; 1 when it has none."""
+    found = element(item, "epoch")
+    if found is None or is_missing(found):
+        return 1
+    if is_bool(found) or not isinstance(found, int) or found < 1:
+        raise ScorerContractError(f"{name}: an item's epoch must be a whole number from 1; got {found!r:.80}")
+    return int(found)
+
+
+def _metadata(item: Any) -> dict[str, Any]:
+    """The item's `metadata` mapping, else (a mapping item) its other string keys; {} for any other item."""
+    given = element(item, "metadata")
+    if isinstance(given, Mapping):
+        return {k: v for k, v in given.items() if isinstance(k, str)}
+    if isinstance(item, Mapping):
+        return {k: v for k, v in item.items() if isinstance(k, str) and k not in _STATE_FIELDS}
+    return {}
+
+
+def _messages(item: Any) -> list[ChatMessage] | None:
+    """The item's `input` when it is a list of Inspect chat messages (images and all), else None."""
+    given = element(item, "input")
+    if isinstance(given, list) and given and all(isinstance(m, ChatMessageBase) for m in given):
+        return list(given)
+    return None
 
 
 def _completion(name: str, output: Any) -> str | ModelOutput | Rejected:
@@ -74,33 +119,41 @@ def _completion(name: str, output: Any) -> str | ModelOutput | Rejected:
 def _state(
     name: str, model: ModelName, item: Any, completion: str | ModelOutput, answers: tuple[str, ...]
 ) -> TaskState:
-    """The TaskState Inspect would hand a scorer after generating `completion` for `item`."""
-    n = next(_ids)  # ids given, not drawn: a random message id costs more than the scorer itself
-    text = item_text(item) or ""
+    """The TaskState Inspect would hand a scorer after generating `completion` for the sample `item`.
+
+    The item is read as an Inspect `Sample` (a `Sample` itself works): see `from_inspect`.
+    """
+    n = next(_ids)  # ids given, not drawn: a random id costs more than the scorer itself
     if not isinstance(completion, ModelOutput):
         reply = ChatMessageAssistant(
             content=completion, model=str(model), source="generate", id=f"scorebridge-{n}-output"
         )
         completion = ModelOutput.from_message(reply)
-    messages: list[ChatMessage] = [ChatMessageUser(content=text, id=f"scorebridge-{n}-input")]
+    plain = isinstance(item, str) or item is None  # the common case, read without the general machinery
+    conversation = None if plain else _messages(item)
+    input: str | list[ChatMessage]
+    if conversation is None:
+        input = (str(item) if item is not None else "") if plain else item_text(item) or ""
+        messages: list[ChatMessage] = [ChatMessageUser(content=input, id=f"scorebridge-{n}-input")]
+    else:
+        input, messages = conversation, list(conversation)
     if completion.choices:
         messages.append(completion.message)
-    choices = _choices(name, item)
+    choices = None if plain else _choices(name, item)
     state = TaskState(
         model=model,
-        sample_id=n,
-        epoch=1,
-        input=text,
+        sample_id=cast(int, None if plain else _sample_id(name, item)),  # None when the item has no id
+        epoch=1 if plain else _epoch(name, item),
+        input=input,
         messages=messages,
         target=Target(list(answers) or ""),
         choices=choices,
         output=completion,
-        metadata={k: v for k, v in item.items() if isinstance(k, str)} if isinstance(item, Mapping) else None,
+        metadata=None if plain else _metadata(item),
         sample_uuid=f"scorebridge-{n}",
     )
     if choices:  # marked from the output, as the multiple_choice() solver marks them
-        several = len(answers) > 1 or any("," in a for a in answers)
-        set_choices_based_on_generated_response(state, parse_answers(state, several))
+        mark_choices(state, len(answers) > 1 or any("," in a for a in answers))
     return state
 
 
@@ -162,6 +215,66 @@ def _read_score(name: str, result: Score | None, threshold: float, unlabelled: b
     return recorded(name, correct, result.answer, kind, value, result.explanation, metadata, unlabelled)
 
 
+class InspectCall:
+    """The `fn` of a scorer made by `from_inspect`: the Inspect scorer it wraps, called on one item, output and label.
+
+    `inspect_scorer` is the Inspect scorer (what `to_inspect` gives back in a round
+    trip), `model` the model it is given as Inspect's active model (or None),
+    `threshold` the value at or above which a numeric value is correct. Frozen.
+    """
+
+    __slots__ = ("inspect_scorer", "model", "model_name", "name", "threshold")
+
+    inspect_scorer: Scorer
+    model: Model | None
+    model_name: ModelName
+    name: str
+    threshold: float
+
+    def __init__(self, inspect_scorer: Scorer, name: str, model: Model | None, threshold: float) -> None:
+        _set = object.__setattr__
+        _set(self, "inspect_scorer", inspect_scorer)
+        _set(self, "name", name)
+        _set(self, "model", model)
+        _set(self, "model_name", ModelName(model if model is not None else _NO_MODEL))
+        _set(self, "threshold", threshold)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"an Inspect scorer call is immutable; cannot set {name!r}")
+
+    def __repr__(self) -> str:
+        return f"<Inspect AI scorer {self.name}>"
+
+    async def __call__(self, item: Any, output: Any, label: Any) -> sb.Score:
+        """Score one output: the Inspect scorer on Inspect's own state (`native_call`) or on one built here."""
+        name = self.name
+        try:
+            answers = accepted_answers(name, label)
+            completion = _completion(name, output)
+            if type(completion) is Rejected:
+                return completion.record(name, not answers)
+            native = NATIVE.native(item, output, label)
+            if native is not None:  # a scorer run by to_inspect passed on what it read: Inspect's own objects
+                state, target = native
+            else:
+                state = _state(name, self.model_name, item, completion, answers)  # type: ignore[arg-type]
+                target = state.target
+        except ScorerContractError:
+            raise
+        except Exception as exc:  # a hostile item, output or label (a __repr__ that raises, nesting too deep)
+            raise ScorerContractError(f"{name}: cannot read the item, the output or the label: {exc!r:.200}") from exc
+        token = None if self.model is None or ACTIVE_MODEL is None else ACTIVE_MODEL.set(self.model)
+        try:
+            result = await self.inspect_scorer(state, target)
+        except Exception as exc:
+            note_scorer(exc, name)
+            raise
+        finally:
+            if token is not None:
+                ACTIVE_MODEL.reset(token)  # type: ignore[union-attr]  # set above
+        return _read_score(name, result, self.threshold, not answers)
+
+
 def from_inspect(
     inspect_scorer: Scorer,
     *,
@@ -171,25 +284,42 @@ def from_inspect(
 ) -> sb.Scorer:
     """Any Inspect AI scorer (`match()`, `includes()`, `model_graded_qa()`, your own) as a scorebridge Scorer.
 
-    Each call builds what Inspect would hand the scorer after generation:
+    The scorer's `fn` is an `InspectCall` whose `inspect_scorer` is the scorer
+    wrapped: `to_inspect` gives that very scorer back (a round trip is an
+    identity), and inside Inspect a scorer of your own that calls this one with
+    the item, output and label `to_inspect` handed it passes on Inspect's own
+    state and target (`_native`). From anywhere else, each call builds what
+    Inspect would hand the scorer after generation, reading the item as an
+    Inspect `Sample` (a mapping, an object with those attributes, or a `Sample`):
 
-    - TaskState: input = the item if it is a string, else the str of its
-      "input" (or else "question") element, mapping key or attribute, else
-      ""; a mapping item (its string keys) is also the state's metadata; an item's "choices"
-      (a list of strings) become the state's choices, marked from the output
-      the way the `multiple_choice()` solver marks them (several correct
-      allowed when the label has several answers or a comma), so `choice()`
-      works; the output is the output text as the model's reply, stop
-      reason "stop" (an Inspect `ModelOutput` is used as it is, with its
-      stop reason); messages = the user input and the reply.
-    - The output's text: the output when it is a string, else its `answer`
-      or `text` element. An output that reports its own failure_kind, or has
-      `ok` False, is recorded wrong for that reason without calling the
-      Inspect scorer (seed 000's pre-sorting); one with no text is scored
-      as "".
+    - input: the item if it is a string; else its "input" element when that is
+      a list of Inspect chat messages (images and all, used as they are); else
+      the item's text (`scorebridge.kit.item_text`: "input", then "question"),
+      else "". Never raises: `state.input_text` works for every item;
+    - choices: the item's "choices" (a list of strings), marked from the
+      output the way the `multiple_choice()` solver marks them (several
+      correct allowed when the label has several answers or a comma), so
+      `choice()` works;
+    - metadata: the item's "metadata" mapping; else, for a mapping item, its
+      other string keys (all but input, choices, id, sample_id, epoch);
+    - sample_id: the item's "id" (else "sample_id"), a string or a whole
+      number; None when it has none, never a made-up id, so a scorer that
+      needs one (`precomputed_scores`) finds no record rather than another
+      sample's; epoch: the item's "epoch" (a whole number from 1), else 1;
+    - output: the output text as the model's reply, stop reason "stop" (an
+      Inspect `ModelOutput` is used as it is, with its stop reason and
+      logprobs); messages = the input and the reply. An output that reports
+      its own failure_kind, or has `ok` False, is recorded wrong for that
+      reason without calling the Inspect scorer (seed 000's pre-sorting); one
+      with no text is scored as "";
     - Target: the label's accepted answers as text (a list for several,
       numbers in plain digits, blanks dropped); no label gives Target("")
       and, by the recording rules, an unscored Score.
+
+    An item, output or label that cannot be read (a hostile object, nesting
+    too deep, an id of the wrong type) is a `ScorerContractError` naming the
+    scorer; an exception inside the Inspect scorer propagates unchanged, with
+    a note naming it.
 
     The Inspect Score is read back: value by seed 004's grade mapping
     (C/I/P to 1/0/0.5, numbers kept, bools 1/0), "N" and NaN unscored, a
@@ -213,12 +343,19 @@ def from_inspect(
     active model while the scorer runs, as the evaluated model is in an
     eval, so `model_graded_qa()` without a model of its own grades with it.
 
+    Round trip: a scorer made by `to_inspect(s)` gives back `s` itself, unless
+    `name` (other than `s.name`) or `model` is given here, or it was made with
+    `on_error="record"`: then it is wrapped like any Inspect scorer.
+
     The Scorer's fn is async: `acall`/`ascore_many` await it, a plain call
     or `score_many` runs it in this thread's own event loop (one loop per
     thread, reused; a helper thread when a loop is already running here).
     """
     if not callable(inspect_scorer):
         raise TypeError(f"from_inspect: expected an Inspect AI scorer; got {type(inspect_scorer).__name__}")
+    made_from = origin(inspect_scorer)
+    if made_from is not None and made_from.on_error == "raise" and model is None and name in (None, made_from.name):
+        return made_from.scorer  # a round trip: the scorebridge scorer to_inspect was given
     registered = _registered_name(inspect_scorer)
     if not is_async(inspect_scorer):
         if registered is not None:
@@ -240,27 +377,13 @@ def from_inspect(
         raise TypeError(
             f"from_inspect({name}): model must be a Model, a model name or None; got {type(model).__name__}"
         )
-    model_name = ModelName(model if model is not None else _NO_MODEL)
-    threshold = number
-
-    async def score_in_inspect(item: Any, output: Any, label: Any) -> sb.Score:
-        answers = accepted_answers(name, label)
-        completion = _completion(name, output)
-        if isinstance(completion, Rejected):
-            return completion.record(name, not answers)
-        state = _state(name, model_name, item, completion, answers)
-        token = None if model is None else active_model_context_var.set(model)
-        try:
-            result = await inspect_scorer(state, state.target)
-        except Exception as exc:
-            note_scorer(exc, name)
-            raise
-        finally:
-            if token is not None:
-                active_model_context_var.reset(token)
-        return _read_score(name, result, threshold, not answers)
-
-    options: dict[str, Any] = {"threshold": threshold}
+    if model is not None and ACTIVE_MODEL is None:
+        raise RuntimeError(
+            f"from_inspect({name}): this Inspect AI has no active-model hook scorebridge can use, so model= "
+            "cannot apply; give the Inspect scorer its own model instead (model_graded_qa(model=...))"
+        )
+    options: dict[str, Any] = {"threshold": number}
     if model is not None:
-        options["model"] = str(model_name)
-    return sb.Scorer(name, score_in_inspect, options, recorded=True)  # its Scores are recorded: `_read_score`
+        options["model"] = str(ModelName(model))
+    call = InspectCall(inspect_scorer, name, model, number)
+    return sb.Scorer(name, call, options, recorded=True)  # its Scores are recorded: `_read_score`

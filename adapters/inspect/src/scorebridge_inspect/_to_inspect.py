@@ -7,19 +7,24 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, Literal
 
 import anyio.to_thread
-from inspect_ai.scorer import Metric, Score, Scorer, Target, accuracy, stderr
+from inspect_ai.model import ChatMessage
+from inspect_ai.scorer import Score, Scorer, Target, accuracy, stderr
 from inspect_ai.scorer import scorer as inspect_scorer
 from inspect_ai.solver import TaskState
 
 import scorebridge as sb
-from scorebridge.kit import is_builtin, label_is_missing, rebuild, recorded
+from scorebridge.kit import is_builtin, note_scorer, rebuild, recorded
 
-from ._score import inspect_score
+from ._compat import Metrics
+from ._from_inspect import InspectCall
+from ._native import NATIVE, ORIGIN, Origin
+from ._round_trip import inspect_again
+from ._score import inspect_score, raised_score
 
-__all__ = ["OnError", "ScoringError", "StateReader", "score_fn", "to_inspect"]
+__all__ = ["OnError", "StateReader", "score_fn", "to_inspect"]
 
 OnError = Literal["raise", "record"]
-"""What an exception inside the scorer becomes: a sample error ("raise") or an "error" Score ("record")."""
+"""What an exception inside the scorer becomes: the sample's error ("raise") or an "error" Score ("record")."""
 
 StateReader = Callable[[TaskState], Any]
 """A function of the TaskState that gives the scorer its item or its output."""
@@ -27,22 +32,28 @@ StateReader = Callable[[TaskState], Any]
 _BUDGET_STOPS: Final = frozenset({"max_tokens", "model_length"})
 _REPLACED_BY_BUDGET_STOP: Final = frozenset({"wrong", "parse_failure"})
 
+_ALWAYS_FAST: Final = frozenset({"exact", "detect_includes", "detect_match", "detect_exact", "detect_answer"})
+"""The built-ins that never wait and take microseconds on any text: run inline on Inspect's event loop.
+`detect_pattern` is not one: a user's pattern may backtrack until its timeout (1 s by default)."""
 
-class ScoringError(RuntimeError):
-    """A scorebridge scorer raised inside Inspect AI; the message names it and the original exception.
 
-    `message` is what Inspect shows as the sample's error; the original
-    exception is the `__cause__`, and its traceback is in the sample's error
-    in the eval log.
-    """
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+def _text_of(message: ChatMessage) -> str:
+    return message.text
 
 
 def _input_text(state: TaskState) -> str:
-    return state.input_text
+    """The sample's input text: `state.input_text`; never raises.
+
+    Inspect's `input_text` raises when the input is a list of messages with no user
+    message (a system prompt alone, Inspect's own test states): then the text of the
+    input's last message that has any, else "".
+    """
+    try:
+        return state.input_text
+    except ValueError:
+        given = state.input
+        texts = [_text_of(m) for m in given] if isinstance(given, list) else [str(given)]
+        return next((text for text in reversed(texts) if text), "")
 
 
 def _completion(state: TaskState) -> str:
@@ -70,18 +81,25 @@ def score_fn(
 ) -> Scorer:
     """The async `(state, target) -> Score` function that runs `scorer` inside Inspect AI.
 
-    A built-in of `scorebridge.kit.BUILTINS` (sync, and fast) is called inline, and its Inspect
-    Score is built without validation (`inspect_score(trusted=True)`); the
-    default item, the input text, is not read for it: the built-ins compare the
-    output with the label and never read the item.
+    A built-in that is always fast (`_ALWAYS_FAST`: it never waits, and takes
+    microseconds on any text) is called inline, and its Inspect Score is built
+    without validation (`inspect_score(trusted=True)`); the default item, the
+    input text, is not read for it: the built-ins compare the output with the
+    label and never read the item.
 
     An async scorer is awaited on Inspect's event loop (`acall`). Any other sync
-    scorer (your own, `from_dspy`, a model-graded scorer with a sync grader) may
-    block, on an LM judge say, and inline it would stall every sample: it runs
-    in a worker thread (anyio's, as Inspect runs its own blocking work, on
-    either of Inspect's async backends), with the context variables of the sample.
+    scorer (your own, `from_dspy`, a model-graded scorer with a sync grader,
+    `detect_pattern`, whose regex may run until its timeout) may block, and
+    inline it would stall every sample: it runs in a worker thread (anyio's, as
+    Inspect runs its own blocking work, on either of Inspect's async backends),
+    with the context variables of the sample. Both carry the sample's state and
+    target with the call (`_native.NATIVE`), for a `from_inspect` scorer called
+    inside with the same arguments.
+
+    The function says what it was made from: its `scorebridge_origin` attribute
+    (`_native.Origin`), which `from_inspect` reads to give the scorer back.
     """
-    inline = is_builtin(scorer) and not scorer.is_async
+    inline = is_builtin(scorer) and scorer.name in _ALWAYS_FAST and not scorer.is_async
     in_thread = not scorer.is_async and not inline
     fn, acall = scorer.fn, scorer.acall
     default_item, default_output = item is _input_text, output is _completion
@@ -95,16 +113,21 @@ def score_fn(
                     state.output.completion if default_output else output(state),
                     label,
                 )
-            elif in_thread:
-                result = await anyio.to_thread.run_sync(scorer, item(state), output(state), label)
             else:
-                result = await acall(item(state), output(state), label)
+                i, o = item(state), output(state)
+                token = NATIVE.carry(i, o, label, (state, target))
+                try:
+                    if in_thread:
+                        result = await anyio.to_thread.run_sync(scorer, i, o, label)
+                    else:
+                        result = await acall(i, o, label)
+                finally:
+                    NATIVE.drop(token)
         except Exception as exc:
-            raised = f"{exc!r:.300}"  # the whole of it is in the traceback
             if on_error == "raise":
-                raise ScoringError(f"scorer {name!r} raised {raised}") from exc
-            unlabelled = label_is_missing(label)
-            result = recorded(scorer.name, False, None, "error", None, f"the scorer raised {raised}", None, unlabelled)
+                note_scorer(exc, scorer.name)
+                raise  # as the scorer raised it, so `pytest.raises(ValueError)` and Inspect's log show it
+            result = raised_score(scorer.name, exc, label)
         if (
             result.correct is False
             and result.failure_kind in _REPLACED_BY_BUDGET_STOP
@@ -116,6 +139,7 @@ def score_fn(
             )
         return inspect_score(result, inline)
 
+    setattr(score, ORIGIN, Origin(scorer, on_error))
     return score
 
 
@@ -139,14 +163,22 @@ def to_inspect(
     scorer: sb.Scorer,
     *,
     name: str | None = None,
-    metrics: Sequence[Metric | Mapping[str, Sequence[Metric]]] | Mapping[str, Sequence[Metric]] | None = None,
+    metrics: Metrics | None = None,
     item: StateReader | None = None,
     output: StateReader | None = None,
     on_error: OnError = "raise",
 ) -> Scorer:
     """A scorebridge scorer as an Inspect AI scorer, for `Task(scorer=...)`, `eval()` and the log viewer.
 
-    The result is made by a real `@scorer` factory, registered under `name`
+    A scorer made by `from_inspect(x)` gives back `x` itself: a round trip is
+    an identity (same Scores, metrics, logged name and arguments, exceptions).
+    With `name` (other than `x`'s), `metrics`, `on_error="record"`, or a
+    `from_inspect(model=...)`, it is `x` in a thin registered wrapper that
+    calls it on Inspect's own state and target, untouched (`_round_trip`);
+    `item` and `output` cannot apply to it (`x` reads the state itself), and
+    are a ValueError.
+
+    Any other scorer: the result is made by a real `@scorer` factory, registered under `name`
     (default: the scorer's name), so logs show that name and record the
     scorer's options as its arguments. Inspect's registry keeps the last
     factory registered under a name, and eval-retry and `inspect score`
@@ -154,12 +186,14 @@ def to_inspect(
     `detect_*` scorers) is then made again with those options; any other
     scorer given options other than its own is a ValueError naming it (give
     different scorers different names). Per sample, the scorer is run (an
-    async scorer or a built-in awaited on Inspect's loop, so async scorers
-    run concurrently across samples; any other sync scorer in a worker
-    thread, so one that blocks does not stall the eval: it must be
-    thread-safe) on:
+    async scorer awaited on Inspect's loop, so async scorers run concurrently
+    across samples; an always-fast built-in inline; any other sync scorer,
+    `detect_pattern` included, in a worker thread, so one that blocks does not
+    stall the eval: it must be thread-safe) on:
 
-    - item: `item(state)`, default the sample's input text (`state.input_text`);
+    - item: `item(state)`, default the sample's input text (`state.input_text`;
+      for an input with no user message, which makes Inspect's `input_text`
+      raise, the text of the input's last message that has any, else "");
     - output: `output(state)`, default `state.output.completion`;
     - label: the target, one string, or the list when the sample has several
       targets; an empty target ("", Inspect's default) means no label, so the
@@ -176,29 +210,31 @@ def to_inspect(
     Other kinds (refusal, not_in_document, error) are kept: they say more.
 
     on_error: an exception inside the scorer (or inside `item`/`output`)
-    is, with "raise" (the default), a `ScoringError` naming the scorer and the
-    original exception, which Inspect records as the sample's error (and, with
-    its default `fail_on_error`, fails the eval); with "record", a wrong Score
-    with failure kind "error" (reason "scoring_failed", explanation naming
-    the exception), which counts as wrong in the metrics.
+    propagates unchanged with "raise" (the default), with a note naming the
+    scorer (so `pytest.raises(ValueError)` catches a ValueError); Inspect
+    records it as the sample's error (and, with its default `fail_on_error`,
+    fails the eval). With "record", the sample gets a wrong Score with failure
+    kind "error" (reason "scoring_failed", explanation naming the exception),
+    which counts as wrong in the metrics (unscored when the sample has no
+    target).
 
     metrics: Inspect metrics (made with `@metric`); default accuracy() and
-    stderr().
+    stderr() (in a round trip, `x`'s own).
     """
     if not isinstance(scorer, sb.Scorer):
         raise TypeError(f"to_inspect: scorer must be a scorebridge Scorer; got {type(scorer).__name__}")
-    if name is None:
-        name = scorer.name
-    elif not isinstance(name, str) or not name.strip():
+    if name is not None and (not isinstance(name, str) or not name.strip()):
         raise ValueError(f"to_inspect({scorer.name}): name must be a non-blank string; got {name!r}")
     if on_error not in ("raise", "record"):
         raise ValueError(f"to_inspect({scorer.name}): on_error must be 'raise' or 'record'; got {on_error!r}")
-    if metrics is None:
-        metrics = [accuracy(), stderr()]
-    elif isinstance(metrics, (str, bytes)) or not isinstance(metrics, (Sequence, Mapping)):
+    if metrics is not None and (isinstance(metrics, (str, bytes)) or not isinstance(metrics, (Sequence, Mapping))):
         raise TypeError(f"to_inspect({scorer.name}): metrics must be a list or dict of metrics; got {metrics!r:.80}")
     read_item = _check_reader(scorer.name, "item", item, _input_text)
     read_output = _check_reader(scorer.name, "output", output, _completion)
+    if isinstance(scorer.fn, InspectCall):  # made by from_inspect: Inspect's own scorer, again
+        return inspect_again(scorer.fn, name or scorer.name, metrics, item is not None or output is not None, on_error)
+    if name is None:
+        name = scorer.name
     score = score_fn(scorer, name, read_item, read_output, on_error)
 
     def factory(**options: Any) -> Scorer:
@@ -219,4 +255,6 @@ def to_inspect(
     # Inspect names a scorer after the installed package its factory's module belongs to ("mylib/name"), as
     # for a scorer written with its own @scorer: the module of the scorer's function, not this adapter's.
     factory.__module__ = _home(scorer)
-    return inspect_scorer(metrics=metrics, name=name)(factory)(**scorer.options)
+    return inspect_scorer(metrics=[accuracy(), stderr()] if metrics is None else metrics, name=name)(factory)(
+        **scorer.options
+    )
