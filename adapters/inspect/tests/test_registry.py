@@ -160,6 +160,21 @@ def test_the_name_makes_the_scorer_for_any_options_after_a_first_use(tmp_path: P
     assert second.__registry_params__ == {"tolerance": 0.2}  # type: ignore[attr-defined]
 
 
+def test_a_scorer_given_to_to_inspect_is_still_made_by_name_with_other_options(tmp_path: Path) -> None:
+    # to_inspect(scorer) registers its own factory under the scorer's name; it refused any options but the
+    # scorer's own, so after a first to_inspect in a process, `inspect score -S tolerance=...` failed.
+    from inspect_ai._util.registry import registry_lookup
+
+    from scorebridge.kit import defined_scorers
+    from scorebridge_inspect import to_inspect
+
+    _define(tmp_path, "mine_to_inspect")
+    to_inspect(defined_scorers()["mine_to_inspect"])
+    assert registry_lookup("scorer", "mine_to_inspect") is not None
+    loose = registry_create("scorer", "mine_to_inspect", tolerance=0.2)
+    assert loose.__registry_params__ == {"tolerance": 0.2}  # type: ignore[attr-defined]
+
+
 def test_an_unknown_option_names_the_scorers_options(tmp_path: Path) -> None:
     _define(tmp_path, "mine_unknown")
     with pytest.raises(TypeError, match="scorer 'mine_unknown' has no option tol; its options are tolerance"):

@@ -13,7 +13,7 @@ from inspect_ai.scorer import scorer as inspect_scorer
 from inspect_ai.solver import TaskState
 
 import scorebridge as sb
-from scorebridge.kit import is_builtin, note_scorer, rebuild, recorded
+from scorebridge.kit import is_builtin, note_scorer, recorded
 
 from ._compat import Metrics
 from ._from_inspect import InspectCall
@@ -243,14 +243,14 @@ def to_inspect(
         # name to the last factory registered under it, which may have been made for other options.
         if options == scorer.options:
             return score
-        if not is_builtin(scorer):
+        if scorer.factory is None:
             raise ValueError(
                 f"to_inspect({scorer.name}): cannot make the scorer {scorer.name!r} again with the options "
-                f"{options!r:.200}: only a built-in scorer can be made from its options. The scorer registered "
-                f"as {name!r} is the last one given that name; give different scorers different names "
-                "(to_inspect(scorer, name=...))"
+                f"{options!r:.200}: it was not made by a factory of its options (a built-in, or @scorer with "
+                f"keyword-only options). The scorer registered as {name!r} is the last one given that name; "
+                "give different scorers different names (to_inspect(scorer, name=...))"
             )
-        return score_fn(rebuild(scorer.name, options), name, read_item, read_output, on_error)
+        return score_fn(scorer.with_options(**options), name, read_item, read_output, on_error)
 
     # Inspect names a scorer after the installed package its factory's module belongs to ("mylib/name"), as
     # for a scorer written with its own @scorer: the module of the scorer's function, not this adapter's.
