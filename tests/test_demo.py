@@ -31,7 +31,7 @@ def test_the_demo_prints_a_line_per_harness(demo_run: tuple[dict, list[str]]) ->
     _, progress = demo_run
     harness_lines = [line.split()[0] for line in progress[2:]]
     assert harness_lines == list(_demo.HARNESSES)
-    assert all("18 verdicts, agree with python" in line for line in progress[2:])
+    assert all("21 verdicts, agree with python" in line for line in progress[2:])
 
 
 def test_each_harness_is_reported_as_soon_as_it_is_done(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -39,9 +39,9 @@ def test_each_harness_is_reported_as_soon_as_it_is_done(monkeypatch: pytest.Monk
     events: list[str] = []
 
     def harness(name: str) -> object:
-        def verdicts(*args: object) -> dict:
+        def verdicts(*args: object) -> tuple[dict, dict]:
             events.append(f"ran {name}")
-            return {"s": []}
+            return {"s": []}, {}
 
         return verdicts
 
@@ -80,16 +80,36 @@ def test_demo_shows_inspect_match_accepting_25_for_5(demo_json: dict) -> None:
     assert verdicts == {"detect_match": False, "dspy_answer_exact_match": False, "inspect_match": True}
 
 
+def _agreed() -> dict[str, tuple[dict, dict]]:
+    verdict = {"correct": True, "value": 1.0, "failure_kind": None}
+    counted = _demo.Counted(len(_demo.CASES), 1.0, dict.fromkeys(["wrong"], 0), 0)
+    return {h: ({"s": [dict(verdict) for _ in _demo.CASES]}, {"s": counted}) for h in _demo.HARNESSES}
+
+
 def test_a_disagreeing_harness_is_reported() -> None:
-    scorers = dict.fromkeys(["s"], None)
-    agreed = {"correct": True, "value": 1.0, "failure_kind": None}
-    results = {h: {"s": [dict(agreed) for _ in _demo.CASES]} for h in _demo.HARNESSES}
-    results["dspy"]["s"][2] = {"correct": False, "value": 0.0, "failure_kind": "wrong"}
-    _, disagreements = _demo.report(results, scorers)  # type: ignore[arg-type]
+    results = _agreed()
+    results["dspy"][0]["s"][2] = {"correct": False, "value": 0.0, "failure_kind": "wrong"}
+    _, disagreements = _demo.report(results, dict.fromkeys(["s"]))  # type: ignore[arg-type]
     assert disagreements == [
         "s, case 3: dspy says {'correct': False, 'value': 0.0, 'failure_kind': 'wrong'}, "
         "python says {'correct': True, 'value': 1.0, 'failure_kind': None}"
     ]
+
+
+def test_a_harness_whose_summary_differs_is_reported() -> None:
+    # One number everywhere: the summaries are compared too, not only the verdicts.
+    results = _agreed()
+    results["inspect"][1]["s"] = results["inspect"][1]["s"]._replace(accuracy=0.5)
+    _, disagreements = _demo.report(results, dict.fromkeys(["s"]))  # type: ignore[arg-type]
+    assert disagreements == [
+        "s, summary: inspect counts (7, 0.5, {'wrong': 0}, 0), python counts (7, 1.0, {'wrong': 0}, 0)"
+    ]
+
+
+def test_the_demo_shows_the_summaries_and_dspys_own_number(demo_json: dict) -> None:
+    summaries = demo_json["summaries"]["detect_match"]
+    assert {h: (s["scored"], s["unscored"]) for h, s in summaries.items()} == dict.fromkeys(_demo.HARNESSES, (6, 1))
+    assert summaries["dspy"]["native"] == "DSPy's own Evaluate score: 28.57 (percent of all 7 cases)"
 
 
 def test_feedback_kind_is_read_from_its_first_word() -> None:

@@ -124,6 +124,17 @@ def test_accuracy_counts_the_scored_samples_and_leaves_out_the_unscored(side_by_
     assert ours.metrics["accuracy"].value == pytest.approx(sum(r.value == "C" for r in scored) / len(scored))
 
 
+def test_the_results_count_each_failure_kind_among_the_scored_samples(side_by_side: EvalLog) -> None:
+    # The failure kinds sat in each sample's metadata only; results (what `inspect eval` prints and `inspect
+    # view` shows) held accuracy and stderr. Counted as scorebridge.Summary counts: scored samples only.
+    assert side_by_side.results is not None
+    [ours] = [s for s in side_by_side.results.scores if s.name == "exact"]
+    scored = [r for r in ROWS if r.value != "nan"]
+    expected = {kind: float(sum(r.kind == kind for r in scored)) for kind in sb.FAILURE_KINDS}
+    assert {kind: ours.metrics[kind].value for kind in sb.FAILURE_KINDS} == expected
+    assert expected["budget_stop"] == 2 and expected["parse_failure"] == 2  # the unscored "" row is left out
+
+
 def test_inspects_match_accuracy_beside_ours(side_by_side: EvalLog) -> None:
     assert side_by_side.results is not None
     [theirs] = [s for s in side_by_side.results.scores if s.name == "match"]

@@ -52,9 +52,10 @@ def test_scorer_options_are_recorded_as_its_arguments() -> None:
     assert to_inspect(sb.exact(normalise=False)).__registry_params__ == {"normalise": False}  # type: ignore[attr-defined]
 
 
-def test_default_metrics_are_accuracy_and_stderr() -> None:
+def test_default_metrics_are_accuracy_stderr_and_the_failure_kinds() -> None:
     metrics = registry_info(to_inspect(sb.exact())).metadata["metrics"]
-    assert [registry_info(m).name for m in metrics] == ["inspect_ai/accuracy", "inspect_ai/stderr"]
+    names = [registry_info(m).name for m in metrics]
+    assert names == ["inspect_ai/accuracy", "inspect_ai/stderr", "scorebridge/failure_kinds"]
 
 
 def test_metrics_argument_replaces_the_defaults() -> None:

@@ -17,8 +17,13 @@ The harnesses, each run for real and offline:
   passed; the value and the failure kind come from the plugin's
   `--scorebridge-report`).
 
-A line is printed as each harness finishes, then the table. The demo exits 1
-when two harnesses disagree on any verdict: it is a check, not a show.
+A line is printed as each harness finishes, then the table of verdicts, then
+each scorer's summary as each harness counts it (scored, accuracy, failure kinds,
+unscored: `scorebridge.Summary` in plain Python, `benchmark()` and pytest; the
+`failure_kinds()` metric and Inspect's own counts in Inspect AI;
+`scorebridge_dspy.evaluate` in DSPy, beside DSPy's own score, which counts the
+unlabelled case 0). The demo exits 1 when two harnesses disagree on any verdict
+or any summary: it is a check, not a show.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from typing import Any, Final, NamedTuple
 from .._protocol.grade import grade_value
 from .._protocol.score import FAILURE_KINDS, Score
 from .._protocol.scorer import Scorer
+from .._runner.summary import Summary, text_table
 
 __all__ = ["CASES", "HARNESSES", "Case", "demo_scorers", "main", "run"]
 
@@ -48,7 +54,7 @@ class Case(NamedTuple):
 
     item: str
     output: str
-    label: str
+    label: str | None
 
 
 CASES: tuple[Case, ...] = (
@@ -58,12 +64,41 @@ CASES: tuple[Case, ...] = (
     Case("What is 2 + 3?", "The answer is 25", "5"),
     Case("Who wrote Hamlet?", "", "William Shakespeare"),
     Case("In which year did the merger close?", "NOT_IN_DOCUMENT", "2019"),
+    Case("Which ocean is the largest?", "The Pacific.", None),  # no label: unscored, out of the accuracy
 )
 
 HARNESSES: tuple[str, ...] = ("python", "benchmark", "inspect", "dspy", "pytest")
 
 Verdict = dict[str, Any]  # {"correct": bool | None, "value": float | None, "failure_kind": str | None}
 Verdicts = dict[str, list[Verdict]]  # scorer name -> one verdict per case
+
+
+class Counted(NamedTuple):
+    """A scorer's summary as one harness counts it; `native` is a harness's own other number, if any."""
+
+    scored: int
+    accuracy: float | None
+    failure_kinds: dict[str, int]
+    unscored: int
+    native: str | None = None
+
+    @classmethod
+    def of(cls, summary: Summary, native: str | None = None) -> Counted:
+        kinds = {str(kind): n for kind, n in summary.failure_kinds.items()}
+        return cls(summary.scored, summary.accuracy, kinds, summary.unscored, native)
+
+    def numbers(self) -> tuple[int, float | None, dict[str, int], int]:
+        """What must agree between harnesses (the accuracy to 9 places: Inspect's mean is numpy's)."""
+        accuracy = None if self.accuracy is None else round(self.accuracy, 9)
+        return self.scored, accuracy, self.failure_kinds, self.unscored
+
+
+Summaries = dict[str, Counted]  # scorer name -> its summary in one harness
+Result = tuple[Verdicts, Summaries]
+
+
+def _label(case: Case) -> str:
+    return "" if case.label is None else case.label
 
 
 def demo_scorers() -> dict[str, Scorer]:
@@ -97,24 +132,32 @@ def _verdict(score: Score) -> Verdict:
     return {"correct": score.correct, "value": score.value, "failure_kind": score.failure_kind}
 
 
-def _by_python(scorers: Mapping[str, Scorer]) -> Verdicts:
-    return {name: [_verdict(s(c.item, c.output, c.label)) for c in CASES] for name, s in scorers.items()}
+def _by_python(scorers: Mapping[str, Scorer]) -> Result:
+    verdicts: Verdicts = {}
+    summaries: Summaries = {}
+    for name, s in scorers.items():
+        scores = [s(c.item, c.output, c.label) for c in CASES]
+        verdicts[name] = [_verdict(score) for score in scores]
+        summaries[name] = Counted.of(Summary.of(name, scores))
+    return verdicts, summaries
 
 
-def _by_benchmark(scorers: Mapping[str, Scorer]) -> Verdicts:
+def _by_benchmark(scorers: Mapping[str, Scorer]) -> Result:
     from .._runner.run import benchmark
 
     answers = {c.item: c.output for c in CASES}
     verdicts: Verdicts = {}
+    summaries: Summaries = {}
     for name, s in scorers.items():
         result = benchmark({"demo": answers.__getitem__}, [c.item for c in CASES], [c.label for c in CASES], scorer=s)
         verdicts[name] = [
             {"correct": r.correct, "value": r.value, "failure_kind": r.failure_kind} for r in result.records
         ]
-    return verdicts
+        summaries[name] = Counted.of(result.summary()["demo"])
+    return verdicts, summaries
 
 
-def _by_inspect(scorers: Mapping[str, Scorer], scratch: Path) -> Verdicts:
+def _by_inspect(scorers: Mapping[str, Scorer], scratch: Path) -> Result:
     from inspect_ai import Task, eval
     from inspect_ai.dataset import Sample
     from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
@@ -129,13 +172,13 @@ def _by_inspect(scorers: Mapping[str, Scorer], scratch: Path) -> Verdicts:
         return out
 
     task = Task(
-        dataset=[Sample(id=i, input=c.item, target=c.label) for i, c in enumerate(CASES)],
+        dataset=[Sample(id=i, input=c.item, target=_label(c)) for i, c in enumerate(CASES)],
         solver=generate(),
         scorer=[to_inspect(_as_ones_own(s), name=name) for name, s in scorers.items()],
     )
     model = get_model("mockllm/model", custom_outputs=reply)
     log = eval(task, model=model, log_dir=str(scratch / "logs"), display="none")[0]
-    if log.status != "success" or log.samples is None:
+    if log.status != "success" or log.samples is None or log.results is None:
         raise RuntimeError(f"the Inspect AI eval failed: {log.error}")
     samples = sorted(log.samples, key=lambda sample: int(sample.id))
     verdicts: Verdicts = {}
@@ -147,7 +190,16 @@ def _by_inspect(scorers: Mapping[str, Scorer], scratch: Path) -> Verdicts:
             kind = (got.metadata or {}).get("failure_kind")  # to_inspect writes it always, None when correct
             correct = None if value is None else kind is None
             verdicts[name].append({"correct": correct, "value": value, "failure_kind": kind})
-    return verdicts
+    summaries: Summaries = {}
+    for result in log.results.scores:  # Inspect's own counts, and the failure_kinds() metric of to_inspect
+        metrics = {key: metric.value for key, metric in result.metrics.items()}
+        summaries[result.name] = Counted(
+            result.scored_samples or 0,
+            metrics["accuracy"] if result.scored_samples else None,
+            {kind: int(metrics.get(kind, 0)) for kind in FAILURE_KINDS},
+            result.unscored_samples or 0,
+        )
+    return verdicts, summaries
 
 
 def _kind_in(feedback: str) -> str | None:
@@ -156,30 +208,36 @@ def _kind_in(feedback: str) -> str | None:
     return head if head in FAILURE_KINDS else None
 
 
-def _by_dspy(scorers: Mapping[str, Scorer]) -> Verdicts:
+def _by_dspy(scorers: Mapping[str, Scorer]) -> Result:
     import dspy
     from dspy.utils import DummyLM
 
-    from scorebridge_dspy import to_dspy
+    from scorebridge_dspy import evaluate, to_dspy
 
     logging.getLogger("dspy.evaluate.evaluate").setLevel(logging.WARNING)  # its "Average Metric" lines
     lm = DummyLM({c.item: {"answer": c.output} for c in CASES})
     devset = [dspy.Example(question=c.item, answer=c.label).with_inputs("question") for c in CASES]
     program = dspy.Predict("question -> answer")
     verdicts: Verdicts = {}
+    summaries: Summaries = {}
     with dspy.context(lm=lm):
         for name, s in scorers.items():
-            metric = to_dspy(_as_ones_own(s))
-            result = dspy.Evaluate(devset=devset, metric=metric, num_threads=1, display_progress=False)(program)
+            mine = _as_ones_own(s)
+            metric = to_dspy(mine)
+            evaluation = evaluate(program, devset, mine, num_threads=1, display_progress=False)
             verdicts[name] = [
                 {
                     "correct": metric(example, pred, []),  # as BootstrapFewShot calls it
                     "value": value,  # what Evaluate sums
                     "failure_kind": _kind_in(metric(example, pred, None, "answer", None).feedback),  # GEPA's call
                 }
-                for example, pred, value in result.results
+                if score.correct is not None
+                else _verdict(score)  # unscored: a DSPy metric must give a number, so it raises; evaluate() says N
+                for (example, pred, value), score in zip(evaluation.result.results, evaluation.scores, strict=True)
             ]
-    return verdicts
+            native = f"DSPy's own Evaluate score: {evaluation.dspy_score:g} (percent of all {len(CASES)} cases)"
+            summaries[name] = Counted.of(evaluation.summary, native)
+    return verdicts, summaries
 
 
 _PYTEST_FILE = """\
@@ -209,7 +267,7 @@ class _Outcomes:
             self.passed[report.nodeid] = self.passed.get(report.nodeid, True) and bool(report.passed)
 
 
-def _by_pytest(scorers: Mapping[str, Scorer], scratch: Path) -> Verdicts:
+def _by_pytest(scorers: Mapping[str, Scorer], scratch: Path) -> Result:
     import pytest
 
     folder = scratch / "pytest"
@@ -238,28 +296,40 @@ def _by_pytest(scorers: Mapping[str, Scorer], scratch: Path) -> Verdicts:
                     "failure_kind": row["failure_kind"],
                 }
             )
-    return verdicts
+    summaries = {  # the plugin's summary counts the report's rows
+        name: Counted.of(Summary.of(name, [_Row(r) for r in rows if r["scorer"] == name])) for name in scorers
+    }
+    return verdicts, summaries
+
+
+class _Row:
+    """A row of the pytest plugin's report, read as a Score is read by `Summary.of`."""
+
+    __slots__ = ("correct", "failure_kind", "value")
+
+    def __init__(self, row: Mapping[str, Any]) -> None:
+        self.correct, self.value, self.failure_kind = row["correct"], row["value"], row["failure_kind"]
 
 
 def run_harnesses(
     scorers: Mapping[str, Scorer], done: Callable[[str, Verdicts, float], None] = lambda *_: None
-) -> dict[str, Verdicts]:
-    """Every harness's verdicts, by harness, then scorer, then case; `done(harness, verdicts, seconds)` is
-    called as each harness finishes."""
+) -> dict[str, Result]:
+    """Every harness's verdicts (by scorer, then case) and summaries (by scorer), by harness;
+    `done(harness, verdicts, seconds)` is called as each harness finishes."""
     with tempfile.TemporaryDirectory(prefix="scorebridge-demo-") as folder:
         scratch = Path(folder)
-        harnesses: dict[str, Callable[[], Verdicts]] = {
+        harnesses: dict[str, Callable[[], Result]] = {
             "python": lambda: _by_python(scorers),
             "benchmark": lambda: _by_benchmark(scorers),
             "inspect": lambda: _by_inspect(scorers, scratch),
             "dspy": lambda: _by_dspy(scorers),
             "pytest": lambda: _by_pytest(scorers, scratch),
         }
-        results: dict[str, Verdicts] = {}
-        for harness, verdicts_of in harnesses.items():
+        results: dict[str, Result] = {}
+        for harness, run_in in harnesses.items():
             start = time.perf_counter()
-            results[harness] = verdicts_of()
-            done(harness, results[harness], time.perf_counter() - start)
+            results[harness] = run_in()
+            done(harness, results[harness][0], time.perf_counter() - start)
         return results
 
 
@@ -277,12 +347,18 @@ def _short(text: str, width: int) -> str:
     return shown if len(shown) <= width else shown[: width - 3] + "..."
 
 
-def report(results: Mapping[str, Verdicts], scorers: Mapping[str, Scorer]) -> tuple[list[dict[str, Any]], list[str]]:
+def report(results: Mapping[str, Result], scorers: Mapping[str, Scorer]) -> tuple[list[dict[str, Any]], list[str]]:
     """The cases as the JSON the demo prints, and a line for every disagreement between harnesses."""
     cases, disagreements = [], []
     for name in scorers:
+        reference_summary = results["python"][1][name]
+        for harness in HARNESSES:
+            summary = results[harness][1][name]
+            counts, reference_counts = summary.numbers(), reference_summary.numbers()
+            if counts != reference_counts:
+                disagreements.append(f"{name}, summary: {harness} counts {counts}, python counts {reference_counts}")
         for index, case in enumerate(CASES):
-            verdicts = {h: results[h][name][index] for h in HARNESSES}
+            verdicts = {h: results[h][0][name][index] for h in HARNESSES}
             reference = verdicts["python"]
             for harness, verdict in verdicts.items():
                 if verdict != reference:
@@ -300,7 +376,12 @@ def report(results: Mapping[str, Verdicts], scorers: Mapping[str, Scorer]) -> tu
     return cases, disagreements
 
 
-def _table(cases: Sequence[Mapping[str, Any]], scorers: Mapping[str, Scorer], write: Callable[[str], None]) -> None:
+def _table(
+    cases: Sequence[Mapping[str, Any]],
+    results: Mapping[str, Result],
+    scorers: Mapping[str, Scorer],
+    write: Callable[[str], None],
+) -> None:
     head = f"  {'#':>2}  {'output':34}  {'label':21}" + "".join(f"  {h:17}" for h in HARNESSES)
     for name, s in scorers.items():
         write(f"\n{name}  {s!r}")
@@ -309,6 +390,18 @@ def _table(cases: Sequence[Mapping[str, Any]], scorers: Mapping[str, Scorer], wr
         for index, case in enumerate(rows, 1):
             cells = "".join(f"  {_cell(case['verdicts'][h]):17}" for h in HARNESSES)
             write(f"  {index:>2}  {_short(case['output'], 34):34}  {_short(case['label'], 21):21}{cells}")
+        summaries = {h: results[h][1][name] for h in HARNESSES}
+        kinds = [k for k in FAILURE_KINDS if any(c.failure_kinds[k] for c in summaries.values())]
+        table = [["summary", "scored", "accuracy", *kinds, "unscored"]]
+        for harness, c in summaries.items():
+            accuracy = "-" if c.accuracy is None else f"{c.accuracy:.3f}"
+            table.append([harness, str(c.scored), accuracy, *(str(c.failure_kinds[k]) for k in kinds), str(c.unscored)])
+        write("")
+        for line in text_table(table, right=range(1, len(table[0]))):
+            write(f"  {line}")
+        for c in summaries.values():
+            if c.native:
+                write(f"  {c.native}")
 
 
 _HOW: Final = {
@@ -353,17 +446,20 @@ def main(
     results = run_harnesses(scorers, _progress(progress))
     cases, disagreements = report(results, scorers)
     if as_json:
-        write(json.dumps({"harnesses": list(HARNESSES), "cases": cases}, indent=2))
+        summaries = {name: {h: results[h][1][name]._asdict() for h in HARNESSES} for name in scorers}
+        write(json.dumps({"harnesses": list(HARNESSES), "cases": cases, "summaries": summaries}, indent=2))
     else:
         write("\nC correct, I incorrect (with its failure kind), N not scored")
-        _table(cases, scorers, write)
+        _table(cases, results, scorers, write)
         verdict_count = len(cases) * len(HARNESSES)
         if disagreements:
             write(f"\n{len(disagreements)} disagreements:")
             for line in disagreements:
                 write(f"  {line}")
         else:
-            write(f"\nall {len(HARNESSES)} harnesses agree on all {verdict_count} verdicts")
+            write(
+                f"\nall {len(HARNESSES)} harnesses agree on all {verdict_count} verdicts and {len(scorers)} summaries"
+            )
     return 1 if disagreements else 0
 
 

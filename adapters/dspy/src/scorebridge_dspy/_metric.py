@@ -152,6 +152,13 @@ class ScorerMetric(_Shared):
         """The Score the scorer gives `pred` on `gold` (unscored ones included; nothing raised for them)."""
         return self._score(gold, pred)[0]
 
+    def label(self, gold: Any) -> Any:
+        """The label the scorer gets from `gold` (None when `gold` is not an example)."""
+        if not isinstance(gold, Example):
+            return None
+        store, inputs = _fields_and_inputs(gold)
+        return store.get(self.label_field or _label_field(store, inputs))
+
     def _score(self, gold: Any, pred: Any) -> tuple[Score, Any]:
         # The hot path: Evaluate calls it once per example. The Example's fields and inputs are read
         # straight from where DSPy keeps them (`_compat`), several times faster than keys(), get() and

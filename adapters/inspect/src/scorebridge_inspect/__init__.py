@@ -1,7 +1,8 @@
 """scorebridge_inspect: scorebridge scorers in Inspect AI, and Inspect AI scorers anywhere.
 
 `to_inspect(scorer)` gives a registered Inspect AI scorer; `from_inspect(inspect_scorer)`
-gives a scorebridge `Scorer`. The `inspect_ai` entry point puts every built-in
+gives a scorebridge `Scorer`; `failure_kinds()` is the metric that counts failure
+kinds (a default of `to_inspect`). The `inspect_ai` entry point puts every built-in
 scorer in Inspect's registry as `scorebridge/NAME` (for `inspect score --scorer`).
 """
 
@@ -14,9 +15,11 @@ except ModuleNotFoundError as exc:
 
 from ._from_inspect import from_inspect
 from ._grader import inspect_grader
+from ._metrics import failure_kinds
 from ._to_inspect import to_inspect
 
 __all__ = [
+    "failure_kinds",
     "from_inspect",
     "inspect_grader",
     "to_inspect",

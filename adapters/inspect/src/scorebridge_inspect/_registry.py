@@ -38,11 +38,12 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from inspect_ai.scorer import Scorer, accuracy, scorer, stderr
+from inspect_ai.scorer import Scorer, scorer
 
 import scorebridge as sb
 from scorebridge.kit import BUILTINS, on_scorer_defined
 
+from ._metrics import default_metrics
 from ._to_inspect import to_inspect
 
 __all__: list[str] = []
@@ -70,7 +71,7 @@ def _register(name: str, make: Callable[..., sb.Scorer], module: str, like: Call
         factory.__name__ = factory.__qualname__ = name
         factory.__doc__ = getattr(make, "__doc__", None)
     factory.__module__ = module
-    scorer(metrics=[accuracy(), stderr()], name=name)(factory)
+    scorer(metrics=default_metrics(), name=name)(factory)
 
 
 def _fn_module(made: sb.Scorer) -> str | None:

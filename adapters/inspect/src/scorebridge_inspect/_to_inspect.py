@@ -8,7 +8,7 @@ from typing import Any, Final, Literal
 
 import anyio.to_thread
 from inspect_ai.model import ChatMessage
-from inspect_ai.scorer import Score, Scorer, Target, accuracy, stderr
+from inspect_ai.scorer import Score, Scorer, Target
 from inspect_ai.scorer import scorer as inspect_scorer
 from inspect_ai.solver import TaskState
 
@@ -17,6 +17,7 @@ from scorebridge.kit import is_builtin, note_scorer, recorded
 
 from ._compat import Metrics
 from ._from_inspect import InspectCall
+from ._metrics import default_metrics
 from ._native import NATIVE, ORIGIN, Origin
 from ._round_trip import inspect_again
 from ._score import inspect_score, raised_score
@@ -218,8 +219,11 @@ def to_inspect(
     which counts as wrong in the metrics (unscored when the sample has no
     target).
 
-    metrics: Inspect metrics (made with `@metric`); default accuracy() and
-    stderr() (in a round trip, `x`'s own).
+    metrics: Inspect metrics (made with `@metric`); default accuracy(),
+    stderr() and `failure_kinds()`, the count of each failure kind among the
+    scored samples, so `inspect eval` prints them, the log's `results` holds
+    them and `inspect view` shows them (give `[accuracy(), stderr()]` to leave
+    them out); in a round trip, `x`'s own.
     """
     if not isinstance(scorer, sb.Scorer):
         raise TypeError(f"to_inspect: scorer must be a scorebridge Scorer; got {type(scorer).__name__}")
@@ -255,6 +259,6 @@ def to_inspect(
     # Inspect names a scorer after the installed package its factory's module belongs to ("mylib/name"), as
     # for a scorer written with its own @scorer: the module of the scorer's function, not this adapter's.
     factory.__module__ = _home(scorer)
-    return inspect_scorer(metrics=[accuracy(), stderr()] if metrics is None else metrics, name=name)(factory)(
+    return inspect_scorer(metrics=default_metrics() if metrics is None else metrics, name=name)(factory)(
         **scorer.options
     )
