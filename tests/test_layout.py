@@ -3,7 +3,8 @@
 - an adapter imports the core's public names only (`scorebridge`, `scorebridge.kit`,
   `scorebridge.testing`), never `scorebridge._anything`;
 - no adapter imports another adapter;
-- the core imports no adapter, but for the demo (reached only from the CLI).
+- the core imports no adapter, but for the CLI's parts that run one, reached only from the CLI and
+  importing it lazily: the demo, and `scorebridge score --engine ray`.
 """
 
 from __future__ import annotations
@@ -20,18 +21,22 @@ ADAPTERS = {
     for path in sorted((ROOT / "adapters").glob("*/src/*"))
     if path.is_dir() and (path / "__init__.py").exists()
 }
-DEMO = CORE / "_cli" / "demo.py"
+# The core's modules that may import an adapter, each reached only from the CLI, importing it inside a function.
+ALLOWED = {CORE / "_cli" / "demo.py": None, CORE / "_cli" / "ray_engine.py": "scorebridge_ray"}
+
+
+def _imports_of(node: ast.AST) -> list[str]:
+    """The modules one statement imports (absolute names)."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+        return [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+    return []
 
 
 def _imports(path: Path) -> list[str]:
     """Every module `path` imports (absolute names), top level or inside functions."""
-    names: list[str] = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            names += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names += [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
-    return names
+    return [name for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) for name in _imports_of(node)]
 
 
 def _sources(folder: Path) -> list[Path]:
@@ -39,7 +44,7 @@ def _sources(folder: Path) -> list[Path]:
 
 
 def test_there_are_adapters_to_check() -> None:
-    assert {"scorebridge_inspect", "scorebridge_dspy", "pytest_scorebridge"} <= ADAPTERS.keys()
+    assert {"scorebridge_inspect", "scorebridge_dspy", "pytest_scorebridge", "scorebridge_ray"} <= ADAPTERS.keys()
 
 
 @pytest.mark.parametrize("adapter", sorted(ADAPTERS))
@@ -65,15 +70,31 @@ def test_an_adapter_imports_no_other_adapter(adapter: str) -> None:
     assert crossing == []
 
 
-def test_the_core_imports_no_adapter_but_in_the_demo() -> None:
+def test_the_core_imports_no_adapter_but_where_the_cli_runs_one() -> None:
     crossing = [
         f"{path.relative_to(ROOT)}: {name}"
         for path in _sources(CORE)
-        if path != DEMO
+        if path not in ALLOWED
         for name in _imports(path)
         if name.split(".")[0] in ADAPTERS
     ]
     assert crossing == []
+
+
+def test_the_ray_engine_imports_only_the_ray_adapter_and_lazily() -> None:
+    # Importing the CLI (or `scorebridge`) must not import Ray: the adapter is imported inside the function only.
+    path = CORE / "_cli" / "ray_engine.py"
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    top_level = [
+        name
+        for node in tree.body
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for name in _imports_of(node)
+        if name.split(".")[0] in ADAPTERS or name.split(".")[0] == "ray"
+    ]
+    assert top_level == []
+    adapters = {name.split(".")[0] for name in _imports(path) if name.split(".")[0] in ADAPTERS}
+    assert adapters == {ALLOWED[path]}
 
 
 def test_the_check_sees_a_private_import(tmp_path: Path) -> None:

@@ -24,11 +24,12 @@ def _tally(correct: str, value: str, kind: str) -> Any:
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        verdicts = batch.column(correct)
+        # A column with no value in a block has Arrow's null type: cast to the types score_dataset writes.
+        verdicts = pc.cast(batch.column(correct), pa.bool_())
         scored = pc.is_valid(verdicts)
         # As Summary.of counts: a scored row's value, or its verdict (1 or 0) where it has no value.
-        values = pc.coalesce(batch.column(value), pc.cast(verdicts, pa.float64()))
-        every_kind = batch.column(kind)
+        values = pc.coalesce(pc.cast(batch.column(value), pa.float64()), pc.cast(verdicts, pa.float64()))
+        every_kind = pc.cast(batch.column(kind), pa.string())
         known = pc.is_in(every_kind, value_set=pa.array(FAILURE_KINDS))
         kinds = pc.filter(every_kind, scored)
         counts = {
