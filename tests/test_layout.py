@@ -3,8 +3,8 @@
 - an adapter imports the core's public names only (`scorebridge`, `scorebridge.kit`,
   `scorebridge.testing`), never `scorebridge._anything`;
 - no adapter imports another adapter;
-- the core imports no adapter, but for the CLI's parts that run one, reached only from the CLI and
-  importing it lazily: the demo, and `scorebridge score --engine ray`.
+- the core imports no adapter, but for the CLI's parts that run one, each loaded only by the CLI
+  when it runs them: the demo, and `scorebridge score --engine ray`.
 """
 
 from __future__ import annotations
@@ -21,22 +21,19 @@ ADAPTERS = {
     for path in sorted((ROOT / "adapters").glob("*/src/*"))
     if path.is_dir() and (path / "__init__.py").exists()
 }
-# The core's modules that may import an adapter, each reached only from the CLI, importing it inside a function.
+# The core's modules that may import an adapter (and which), each loaded only by the CLI when it runs one.
 ALLOWED = {CORE / "_cli" / "demo.py": None, CORE / "_cli" / "ray_engine.py": "scorebridge_ray"}
-
-
-def _imports_of(node: ast.AST) -> list[str]:
-    """The modules one statement imports (absolute names)."""
-    if isinstance(node, ast.Import):
-        return [alias.name for alias in node.names]
-    if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-        return [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
-    return []
 
 
 def _imports(path: Path) -> list[str]:
     """Every module `path` imports (absolute names), top level or inside functions."""
-    return [name for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) for name in _imports_of(node)]
+    names: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names += [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+    return names
 
 
 def _sources(folder: Path) -> list[Path]:
@@ -81,18 +78,24 @@ def test_the_core_imports_no_adapter_but_where_the_cli_runs_one() -> None:
     assert crossing == []
 
 
-def test_the_ray_engine_imports_only_the_ray_adapter_and_lazily() -> None:
-    # Importing the CLI (or `scorebridge`) must not import Ray: the adapter is imported inside the function only.
+def test_the_ray_engine_is_imported_by_no_core_module_and_imports_only_the_ray_adapter() -> None:
+    # The CLI imports it by name (importlib) for --engine ray only, so nothing else loads Ray.
     path = CORE / "_cli" / "ray_engine.py"
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    top_level = [
-        name
-        for node in tree.body
-        if isinstance(node, (ast.Import, ast.ImportFrom))
-        for name in _imports_of(node)
-        if name.split(".")[0] in ADAPTERS or name.split(".")[0] == "ray"
+    importers = [
+        f"{source.relative_to(ROOT)}: {name}"
+        for source in _sources(CORE)
+        for name in _imports(source)
+        if name.endswith("ray_engine") or name.endswith(".ray_engine.score_with_ray")
     ]
-    assert top_level == []
+    relative = [
+        f"{source.relative_to(ROOT)}"
+        for source in _sources(CORE)
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom)
+        and node.level > 0
+        and "ray_engine" in [node.module or "", *(alias.name for alias in node.names)]
+    ]
+    assert importers + relative == []
     adapters = {name.split(".")[0] for name in _imports(path) if name.split(".")[0] in ADAPTERS}
     assert adapters == {ALLOWED[path]}
 

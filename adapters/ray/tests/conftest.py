@@ -29,6 +29,8 @@ import ray.data
 def local_ray() -> Iterator[dict[str, Any]]:
     """A local Ray with 2 CPUs for the whole session; Ray Data quiet (no progress bars)."""
     folder = tempfile.mkdtemp(prefix="sbray-")  # short: Ray's socket paths must fit in 107 characters
+    if ray.is_initialized():  # started in this process by something run before (a docs example): not ours
+        ray.shutdown()
     context = ray.init(
         address="local",
         num_cpus=2,

@@ -160,3 +160,35 @@ def test_the_command_scores_a_parquet_file_on_a_ray_it_starts(tmp_path: Path) ->
     assert done.returncode == 0, done.stderr
     assert "exact" in done.stdout
     assert pq.read_table(out).column("correct").to_pylist() == [True, True, False, False, None]
+
+
+def test_importing_the_command_line_imports_no_ray() -> None:
+    # The CLI imports the Ray engine only for --engine ray: `scorebridge list` must not pay for Ray.
+    code = "import sys, scorebridge._cli.main; print(sorted(m for m in ('ray', 'pyarrow') if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_an_exception_inside_the_scorer_is_a_row_error_naming_it_and_the_scorer(tmp_path: Path) -> None:
+    @sb.scorer
+    def picky(item: Any, output: Any, label: Any) -> bool:
+        if output == "01":
+            raise ValueError("padded numbers are not allowed")
+        return bool(output == label)
+
+    source = write_jsonl(tmp_path / "data.jsonl", ROWS)
+    with pytest.raises(RowError, match=r"data.jsonl: the scorer 'picky' raised ValueError: padded numbers are not"):
+        score_with_ray(namespace(source), picky)
+
+
+def test_a_field_named_as_a_score_column_is_refused(tmp_path: Path) -> None:
+    source = write_jsonl(tmp_path / "data.jsonl", [{"output": "a", "label": "a", "grade": 3}])
+    with pytest.raises(RowError, match=r"data.jsonl: the rows have a field named as a Score column \(grade\)"):
+        score_with_ray(namespace(source), sb.exact())
+
+
+def test_out_dash_writes_the_scored_rows_to_standard_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = write_jsonl(tmp_path / "data.jsonl", ROWS[:2])
+    score_with_ray(namespace(source, out="-"), sb.exact())
+    lines = capsys.readouterr().out.splitlines()
+    assert [json.loads(line)["grade"] for line in lines] == ["C", "C"]

@@ -1,9 +1,10 @@
 """`scorebridge score FILE --engine ray`: the file read and scored through Ray Data, on a local Ray or a cluster.
 
-The only part of the core that imports an adapter (`scorebridge_ray`, with Ray),
-lazily, when `--engine ray` is asked for. The file is checked here first, as the
-local engine reads it (`read_rows`, so a bad line is the same "FILE:LINE:
-problem"), then read again by Ray Data:
+The one module of the core that imports an adapter (`scorebridge_ray`, so Ray):
+the CLI imports this module only for `--engine ray`, so without Ray installed
+that import fails and the CLI says what to install. The file is checked here
+first, as the local engine reads it (`read_rows`, so a bad line is the same
+"FILE:LINE: problem"), then read again by Ray Data:
 
 - `.parquet`: Ray's Parquet reader, the columns as typed in the file;
 - `.jsonl`/`.ndjson`: each line parsed by Python's `json` in Ray tasks (not Ray's
@@ -15,16 +16,30 @@ problem"), then read again by Ray Data:
 
 A path with a scheme (`s3://...`) is not checked here, only read by Ray.
 `--out` gets the rows with the Score's columns added, one file (Parquet, or JSONL
-by its extension), written as the scored rows stream back in the input's order.
+by its extension; "-" is JSONL on standard output), written as the scored rows
+stream back in the input's order.
+
+Ray's `uv run` integration is turned off for this process (unless you set
+RAY_ENABLE_UV_RUN_RUNTIME_ENV yourself): under `uv run` it would copy the working
+directory for the workers and have each job build a uv environment there.
 """
 
 from __future__ import annotations
 
+import os
+
+os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")  # read when Ray is imported, just below
+
 import argparse
 import json
-import os
+import sys
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final, cast
+from typing import IO, TYPE_CHECKING, Any, Final, cast
+
+import ray
+import ray.data
+
+from scorebridge_ray import SCORE_COLUMNS, score_dataset, summarize
 
 from .._protocol.scorer import Scorer
 from .._runner.files import CSV_SUFFIXES, JSONL_SUFFIXES, RowError, read_rows
@@ -100,8 +115,6 @@ def _parse_lines(batch: pa.Table) -> pa.Table:
 
 
 def _read(path: str, fmt: str, fields: list[str]) -> Dataset:
-    import ray.data
-
     if fmt == "parquet":
         return ray.data.read_parquet(path)
     if fmt == "csv":
@@ -120,30 +133,44 @@ def _read(path: str, fmt: str, fields: list[str]) -> Dataset:
 def _connect(address: str | None) -> None:
     import logging
 
-    import ray
-
     if ray.is_initialized():
         return
     try:
         ray.init(address=address, logging_level=logging.WARNING)
     except ConnectionError as exc:
-        raise ValueError(f"cannot connect to the Ray cluster at {address!r}: {exc}") from None
+        raise RowError(address or "ray.init()", None, f"cannot reach a Ray cluster: {exc}") from None
+
+
+def _raised(exc: BaseException) -> str:
+    """What a scorer raised inside Ray, from Ray's error: the exception's line and its notes, without Ray's frames."""
+    text = str(exc).split("\nThe above exception was the direct cause")[0]
+    lines = [line for line in text.splitlines() if line.strip()]
+    for i in range(len(lines) - 1, -1, -1):
+        if not lines[i].startswith(" ") and ("Error" in lines[i] or "Exception" in lines[i]) and ": " in lines[i]:
+            return " ".join(lines[i:])
+    return lines[-1] if lines else type(exc).__name__
+
+
+def _write_jsonl(ds: Dataset, f: IO[str]) -> None:
+    for batch in ds.iter_batches(batch_format="pyarrow", batch_size=None):
+        for row in cast("pa.Table", batch).to_pylist():
+            f.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
 
 
 def _write(ds: Dataset, out: str, fmt: str) -> None:
     """The rows of `ds` to one file, as they stream in (the driver holds one batch at a time)."""
-    batches = ds.iter_batches(batch_format="pyarrow", batch_size=None)
+    if out == "-":
+        _write_jsonl(ds, sys.stdout)
+        return
     if fmt == "jsonl":
         with open(out, "w", encoding="utf-8") as f:
-            for batch in batches:
-                for row in cast("pa.Table", batch).to_pylist():
-                    f.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+            _write_jsonl(ds, f)
         return
     import pyarrow.parquet as pq
 
     schema = ds.schema().base_schema  # not None: the dataset has rows
     with pq.ParquetWriter(out, schema) as writer:
-        for each in batches:
+        for each in ds.iter_batches(batch_format="pyarrow", batch_size=None):
             batch = cast("pa.Table", each)
             writer.write_table(batch.cast(schema) if batch.schema != schema else batch)
 
@@ -153,30 +180,25 @@ def score_with_ray(args: argparse.Namespace, scorer: Scorer) -> Summary:
 
     `args` has `file`, `item_field` (None: the first of "item", "input",
     "question" the data has, else no item), `output_field`, `label_field`,
-    `out` (None or a path) and `address` (None: start a local Ray, or join the
-    cluster `ray.init()` finds). A file that cannot be read, a missing field, an
-    unknown format and a cluster that cannot be reached raise `RowError` or
-    ValueError, before anything is scored. The summary is named after the scorer.
+    `out` (None, "-" for standard output, or a path), `address` (None: start a
+    local Ray, or join the cluster `ray.init()` finds) and maybe `input_format`
+    (None: the file's extension). A file that cannot be read, a missing field,
+    a field named like a Score column, an unknown format and a cluster that
+    cannot be reached raise `RowError` before anything is scored; an exception
+    inside the scorer is a `RowError` naming it and the scorer. The summary is
+    named after the scorer.
     """
     path = os.fspath(args.file)
-    fmt = _format(path, "the input", {"jsonl": JSONL_SUFFIXES, "csv": CSV_SUFFIXES, "parquet": PARQUET_SUFFIXES})
+    formats = {"jsonl": JSONL_SUFFIXES, "csv": CSV_SUFFIXES, "parquet": PARQUET_SUFFIXES}
+    fmt = getattr(args, "input_format", None) or _format(path, "the input", formats)
     out: str | None = None if args.out is None else os.fspath(args.out)
-    out_fmt = None if out is None else _format(out, "--out", {"jsonl": JSONL_SUFFIXES, "parquet": PARQUET_SUFFIXES})
+    out_fmt = "jsonl"
+    if out is not None and out != "-":
+        out_fmt = _format(out, "--out", {"jsonl": JSONL_SUFFIXES, "parquet": PARQUET_SUFFIXES})
     needed = [args.output_field, args.label_field] + ([args.item_field] if args.item_field else [])
     fields = [] if fmt == "parquet" or _remote(path) else _check_rows(path, fmt, needed)
     if fmt == "parquet" and not _remote(path) and not os.path.isfile(path):
         raise RowError(path, None, "cannot be read: no such file")
-
-    if args.address is None:
-        # Under `uv run`, Ray would copy the working directory for the workers and have each make a uv environment
-        # there; the workers of a Ray started here run this interpreter as it is.
-        os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
-    try:
-        from scorebridge_ray import score_dataset, summarize
-    except ModuleNotFoundError as exc:
-        raise ValueError(
-            f'--engine ray needs Ray Data ({exc.name} is missing): pip install "scorebridge[ray]"'
-        ) from None
 
     _connect(args.address)
     ds = _read(path, fmt, fields)
@@ -188,9 +210,15 @@ def score_with_ray(args: argparse.Namespace, scorer: Scorer) -> Summary:
     for name in needed:
         if name not in columns:
             raise RowError(path, None, f"no field {name!r}; the rows have {', '.join(columns)}")
+    taken = [name for name in SCORE_COLUMNS if name in columns]
+    if taken:
+        raise RowError(path, None, f"the rows have a field named as a Score column ({', '.join(taken)}); rename it")
     item = args.item_field or next((f for f in ITEM_FIELDS if f in columns), None)
     scored = score_dataset(ds, scorer, output=args.output_field, label=args.label_field, item=item)
-    if out is not None and out_fmt is not None:
-        scored = scored.materialize()  # scored once, then written and counted
-        _write(scored, out, out_fmt)
-    return summarize(scored, scorer.name)
+    try:
+        if out is not None:
+            scored = scored.materialize()  # scored once, then written and counted
+            _write(scored, out, out_fmt)
+        return summarize(scored, scorer.name)
+    except ray.exceptions.RayError as exc:
+        raise RowError(path, None, f"the scorer {scorer.name!r} raised {_raised(exc)}") from None
