@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 import ray.data
 
 import scorebridge as sb
@@ -89,6 +90,10 @@ def test_killing_an_actor_mid_run_loses_and_repeats_no_row(tmp_path: Path) -> No
     assert len(os.listdir(tmp_path)) >= 3, "Ray never replaced the killed actor"
 
 
+@pytest.mark.skipif(
+    not hasattr(ray.data.DataContext.get_current(), "retried_map_errors"),
+    reason="this Ray Data cannot be told to retry a call that raised (retried_map_errors came in a later Ray)",
+)
 def test_a_call_ray_retries_after_an_error_scores_its_rows_into_the_output_once(tmp_path: Path) -> None:
     # Ray Data retries a failed call only when told to (retried_map_errors); the retry must not add rows.
     rows = [{"id": i, "output": "flaky" if i == 5 else "a", "label": "a"} for i in range(12)]
