@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -53,18 +55,39 @@ def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
 def local_summary(path: Path, scorer: sb.Scorer) -> sb.Summary:
     """The summary the local engine gives: the rows read by read_rows, scored one by one."""
     rows = [row for _, row in read_rows(path)]
-    items = [row.get("question") for row in rows]
+    items = [next((row[f] for f in ("item", "input", "question") if f in row), None) for row in rows]
     return sb.Summary.of(scorer.name, scorer.score_many(items, [r["output"] for r in rows], [r["label"] for r in rows]))
 
 
-def test_a_jsonl_file_gives_the_local_engines_summary_and_its_rows_with_scores(tmp_path: Path) -> None:
-    source = write_jsonl(tmp_path / "data.jsonl", ROWS)
-    out = tmp_path / "scored.jsonl"
-    summary = score_with_ray(namespace(source, out=str(out)), sb.exact())
-    assert summary == local_summary(source, sb.exact())
-    written = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    assert [{k: row[k] for k in ("question", "output", "label")} for row in written] == ROWS  # in order, as read
-    assert [row["correct"] for row in written] == [True, True, False, False, None]
+@pytest.fixture(scope="module")
+def from_jsonl(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, sb.Summary, list[dict[str, Any]]]:
+    """ROWS, each with an `input` too, as a JSONL file scored by `echo_item`: the file, the summary, --out's rows."""
+    folder = tmp_path_factory.mktemp("jsonl")
+    source = write_jsonl(folder / "data.jsonl", [{"input": f"in {i}", **row} for i, row in enumerate(ROWS)])
+    out = folder / "scored.jsonl"
+    summary = score_with_ray(namespace(source, out=str(out)), echo_item)
+    return source, summary, [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+
+
+def test_a_jsonl_file_gives_the_local_engines_summary(from_jsonl: tuple[Path, sb.Summary, Any]) -> None:
+    source, summary, _ = from_jsonl
+    assert summary == local_summary(source, echo_item)
+
+
+def test_out_has_the_rows_in_order_with_their_scores(from_jsonl: tuple[Path, sb.Summary, Any]) -> None:
+    _, _, written = from_jsonl
+    assert [{k: row[k] for k in ("question", "output", "label")} for row in written] == ROWS
+    assert [row["grade"] for row in written] == ["C", "I", "I", "I", "N"]
+
+
+def test_a_jsonl_value_reaches_the_scorer_as_json_has_it(from_jsonl: tuple[Path, sb.Summary, Any]) -> None:
+    _, _, written = from_jsonl
+    assert [json.loads(row["metadata"])["output"] for row in written] == [row["output"] for row in ROWS]
+
+
+def test_the_item_is_the_first_of_item_input_question_the_data_has(from_jsonl: tuple[Path, sb.Summary, Any]) -> None:
+    _, _, written = from_jsonl
+    assert [json.loads(row["metadata"])["item"] for row in written] == [f"in {i}" for i in range(len(ROWS))]
 
 
 def test_a_parquet_file_is_read_with_its_types_and_written_as_parquet(tmp_path: Path) -> None:
@@ -78,22 +101,26 @@ def test_a_parquet_file_is_read_with_its_types_and_written_as_parquet(tmp_path: 
     assert table.column("grade").to_pylist() == ["C", "C", "I", "I", "N"]
 
 
-def test_a_csv_file_is_read_as_text_as_the_local_engine_reads_it(tmp_path: Path) -> None:
-    source = tmp_path / "data.csv"
+@pytest.fixture(scope="module")
+def from_csv(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, sb.Summary, list[dict[str, Any]]]:
+    """A CSV file scored by `echo_item` with `--out -`: the file, the summary, the rows written to stdout."""
+    source = tmp_path_factory.mktemp("csv") / "data.csv"
     source.write_text('question,output,label\nq,01,1\nq,"a, b","a, b"\nq,,x\nq,7,\n', encoding="utf-8")
-    out = tmp_path / "scored.jsonl"
-    summary = score_with_ray(namespace(source, out=str(out)), echo_item)
+    shown = io.StringIO()
+    with contextlib.redirect_stdout(shown):
+        summary = score_with_ray(namespace(source, out="-"), echo_item)
+    return source, summary, [json.loads(line) for line in shown.getvalue().splitlines()]
+
+
+def test_a_csv_file_is_read_as_text_as_the_local_engine_reads_it(from_csv: tuple[Path, sb.Summary, Any]) -> None:
+    source, summary, written = from_csv
     assert summary == local_summary(source, echo_item)
-    written = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [json.loads(row["metadata"])["output"] for row in written] == ["01", "a, b", "", "7"]
 
 
-def test_the_item_is_the_first_of_item_input_question_the_data_has(tmp_path: Path) -> None:
-    source = write_jsonl(tmp_path / "data.jsonl", [{"input": "i", "question": "q", "output": "a", "label": "a"}])
-    out = tmp_path / "scored.jsonl"
-    score_with_ray(namespace(source, out=str(out)), echo_item)
-    (row,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    assert json.loads(row["metadata"])["item"] == "i"
+def test_out_dash_writes_the_scored_rows_to_standard_output(from_csv: tuple[Path, sb.Summary, Any]) -> None:
+    _, _, written = from_csv
+    assert [row["grade"] for row in written] == ["I", "C", "I", "N"]
 
 
 def test_a_row_without_the_label_field_is_named_by_file_and_line(tmp_path: Path) -> None:
@@ -185,10 +212,3 @@ def test_a_field_named_as_a_score_column_is_refused(tmp_path: Path) -> None:
     source = write_jsonl(tmp_path / "data.jsonl", [{"output": "a", "label": "a", "grade": 3}])
     with pytest.raises(RowError, match=r"data.jsonl: the rows have a field named as a Score column \(grade\)"):
         score_with_ray(namespace(source), sb.exact())
-
-
-def test_out_dash_writes_the_scored_rows_to_standard_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    source = write_jsonl(tmp_path / "data.jsonl", ROWS[:2])
-    score_with_ray(namespace(source, out="-"), sb.exact())
-    lines = capsys.readouterr().out.splitlines()
-    assert [json.loads(line)["grade"] for line in lines] == ["C", "C"]
