@@ -3,7 +3,8 @@
 - an adapter imports the core's public names only (`scorebridge`, `scorebridge.kit`,
   `scorebridge.testing`), never `scorebridge._anything`;
 - no adapter imports another adapter;
-- the core imports no adapter, but for the demo (reached only from the CLI).
+- the core imports no adapter, but for the CLI's parts that run one, each loaded only by the CLI
+  when it runs them: the demo, and `scorebridge score --engine ray`.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ ADAPTERS = {
     for path in sorted((ROOT / "adapters").glob("*/src/*"))
     if path.is_dir() and (path / "__init__.py").exists()
 }
-DEMO = CORE / "_cli" / "demo.py"
+# The core's modules that may import an adapter (and which), each loaded only by the CLI when it runs one.
+ALLOWED = {CORE / "_cli" / "demo.py": None, CORE / "_cli" / "ray_engine.py": "scorebridge_ray"}
 
 
 def _imports(path: Path) -> list[str]:
@@ -39,7 +41,7 @@ def _sources(folder: Path) -> list[Path]:
 
 
 def test_there_are_adapters_to_check() -> None:
-    assert {"scorebridge_inspect", "scorebridge_dspy", "pytest_scorebridge"} <= ADAPTERS.keys()
+    assert {"scorebridge_inspect", "scorebridge_dspy", "pytest_scorebridge", "scorebridge_ray"} <= ADAPTERS.keys()
 
 
 @pytest.mark.parametrize("adapter", sorted(ADAPTERS))
@@ -65,15 +67,37 @@ def test_an_adapter_imports_no_other_adapter(adapter: str) -> None:
     assert crossing == []
 
 
-def test_the_core_imports_no_adapter_but_in_the_demo() -> None:
+def test_the_core_imports_no_adapter_but_where_the_cli_runs_one() -> None:
     crossing = [
         f"{path.relative_to(ROOT)}: {name}"
         for path in _sources(CORE)
-        if path != DEMO
+        if path not in ALLOWED
         for name in _imports(path)
         if name.split(".")[0] in ADAPTERS
     ]
     assert crossing == []
+
+
+def test_the_ray_engine_is_imported_by_no_core_module_and_imports_only_the_ray_adapter() -> None:
+    # The CLI imports it by name (importlib) for --engine ray only, so nothing else loads Ray.
+    path = CORE / "_cli" / "ray_engine.py"
+    importers = [
+        f"{source.relative_to(ROOT)}: {name}"
+        for source in _sources(CORE)
+        for name in _imports(source)
+        if name.endswith("ray_engine") or name.endswith(".ray_engine.score_with_ray")
+    ]
+    relative = [
+        f"{source.relative_to(ROOT)}"
+        for source in _sources(CORE)
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom)
+        and node.level > 0
+        and "ray_engine" in [node.module or "", *(alias.name for alias in node.names)]
+    ]
+    assert importers + relative == []
+    adapters = {name.split(".")[0] for name in _imports(path) if name.split(".")[0] in ADAPTERS}
+    assert adapters == {ALLOWED[path]}
 
 
 def test_the_check_sees_a_private_import(tmp_path: Path) -> None:

@@ -69,6 +69,19 @@ def note_scorer(exc: BaseException, name: str) -> None:
 
 _MISSING: Final = object()
 
+
+def _remade(
+    name: str, fn: ScorerFn, options: dict[str, Any], factory: Callable[..., Scorer] | None, recorded: bool
+) -> Scorer:
+    """A pickled Scorer made again from its fields (`Scorer.__reduce__`)."""
+    return Scorer(name, fn, options, factory=factory, recorded=recorded)
+
+
+def _remade_by(factory: Callable[..., Scorer], options: dict[str, Any]) -> Scorer:
+    """A pickled built-in scorer made again by its factory (`Scorer.__reduce__`)."""
+    return factory(**options)
+
+
 # The types a harness passes a metric or a scorer, by the module of their class: a Scorer given them was
 # handed to the harness without its adapter.
 _WRAP_HINTS: Final = (
@@ -165,6 +178,17 @@ class Scorer:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Scorer:
         return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled (to a Ray worker, a process pool) as what makes it again: the default would set the slots one
+        # by one, which __setattr__ refuses. A built-in is made again by its factory from its options (its
+        # function is a closure over caches that do not pickle); any other scorer from its fields, so `fn`
+        # must pickle (cloudpickle, Ray's, pickles closures and functions of `__main__` by value).
+        from .._scorers.builtins import is_builtin  # the built-ins are made of Scorers: imported when used
+
+        if is_builtin(self):
+            return (_remade_by, (self.factory, dict(self.options)))
+        return (_remade, (self.name, self.fn, dict(self.options), self.factory, self.recorded))
 
     def __repr__(self) -> str:
         if self.options:

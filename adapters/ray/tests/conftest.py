@@ -1,0 +1,62 @@
+"""A real local Ray for the Ray adapter's tests: started once per test session (per xdist worker), never mocked.
+
+Each pytest process (each xdist worker) starts its own Ray (`address="local"`,
+so never a cluster that happens to run on the machine) with 2 CPUs, no
+dashboard, a small object store and a temporary folder of its own, so two
+workers never share or fight over one; it is shut down and its folder removed
+when the session ends. Ray's `uv run` integration is turned off before Ray is
+imported: it would copy the working directory for the workers and have each
+build a uv environment there (a gigabyte, and seconds per start).
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import ray
+import ray.data
+
+
+@pytest.fixture(scope="session", autouse=True)
+def local_ray() -> Iterator[dict[str, Any]]:
+    """A local Ray with 2 CPUs for the whole session; Ray Data quiet (no progress bars)."""
+    folder = tempfile.mkdtemp(prefix="sbray-")  # short: Ray's socket paths must fit in 107 characters
+    if ray.is_initialized():  # started in this process by something run before (a docs example): not ours
+        ray.shutdown()
+    context = ray.init(
+        address="local",
+        num_cpus=2,
+        include_dashboard=False,
+        object_store_memory=300 * 1024 * 1024,
+        _temp_dir=folder,
+        logging_level="ERROR",
+        log_to_driver=False,
+    )
+    data = ray.data.DataContext.get_current()
+    data.enable_progress_bars = False
+    data.print_on_execution_start = False
+    try:
+        yield context.address_info
+    finally:
+        ray.shutdown()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def ordered() -> Iterator[None]:
+    """Ray Data keeps the rows in the dataset's order for this test (it does not by default)."""
+    options = ray.data.DataContext.get_current().execution_options
+    before = options.preserve_order
+    options.preserve_order = True
+    try:
+        yield
+    finally:
+        options.preserve_order = before

@@ -1,0 +1,214 @@
+"""`scorebridge score FILE --engine ray`: score_with_ray, called as the CLI calls it, on the session's local Ray."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import scorebridge as sb
+from scorebridge._cli.ray_engine import score_with_ray
+from scorebridge.kit import RowError, read_rows
+from scorebridge_ray import SCORE_COLUMNS
+
+ROWS: list[dict[str, Any]] = [
+    {"question": "2+2?", "output": "4", "label": "4"},
+    {"question": "Capital?", "output": " paris ", "label": "Paris"},
+    {"question": "Padded?", "output": "01", "label": "1"},  # "01" must reach the scorer as text, not the number 1
+    {"question": "Blank?", "output": "", "label": "x"},
+    {"question": "Unlabelled?", "output": "a", "label": None},
+]
+
+
+@sb.scorer
+def echo_item(item: Any, output: Any, label: Any) -> dict[str, Any]:
+    """Exact match that records the item and the output it was given."""
+    return {
+        "correct": output == label,
+        "outcome": None,
+        "failure_kind": None,
+        "metadata": {"item": item, "output": output},
+    }
+
+
+def namespace(file: Path, **changes: Any) -> argparse.Namespace:
+    """The arguments `scorebridge score FILE --engine ray` parses to."""
+    fields = {"item_field": None, "output_field": "output", "label_field": "label", "out": None, "address": None}
+    return argparse.Namespace(file=str(file), **{**fields, **changes})
+
+
+def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def local_summary(path: Path, scorer: sb.Scorer) -> sb.Summary:
+    """The summary the local engine gives: the rows read by read_rows, scored one by one."""
+    rows = [row for _, row in read_rows(path)]
+    items = [next((row[f] for f in ("item", "input", "question") if f in row), None) for row in rows]
+    return sb.Summary.of(scorer.name, scorer.score_many(items, [r["output"] for r in rows], [r["label"] for r in rows]))
+
+
+@pytest.fixture(scope="module")
+def from_jsonl(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, sb.Summary, list[dict[str, Any]]]:
+    """ROWS, each with an `input` too, as a JSONL file scored by `echo_item`: the file, the summary, --out's rows."""
+    folder = tmp_path_factory.mktemp("jsonl")
+    source = write_jsonl(folder / "data.jsonl", [{"input": f"in {i}", **row} for i, row in enumerate(ROWS)])
+    out = folder / "scored.jsonl"
+    summary = score_with_ray(namespace(source, out=str(out)), echo_item)
+    return source, summary, [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+
+
+def test_a_jsonl_file_gives_the_local_engines_summary(from_jsonl: tuple[Path, sb.Summary, Any]) -> None:
+    source, summary, _ = from_jsonl
+    assert summary == local_summary(source, echo_item)
+
+
+def test_out_has_the_rows_in_order_with_their_scores(from_jsonl: tuple[Path, sb.Summary, Any]) -> None:
+    _, _, written = from_jsonl
+    assert [{k: row[k] for k in ("question", "output", "label")} for row in written] == ROWS
+    assert [row["grade"] for row in written] == ["C", "I", "I", "I", "N"]
+
+
+def test_a_jsonl_value_reaches_the_scorer_as_json_has_it(from_jsonl: tuple[Path, sb.Summary, Any]) -> None:
+    _, _, written = from_jsonl
+    assert [json.loads(row["metadata"])["output"] for row in written] == [row["output"] for row in ROWS]
+
+
+def test_the_item_is_the_first_of_item_input_question_the_data_has(from_jsonl: tuple[Path, sb.Summary, Any]) -> None:
+    _, _, written = from_jsonl
+    assert [json.loads(row["metadata"])["item"] for row in written] == [f"in {i}" for i in range(len(ROWS))]
+
+
+def test_a_parquet_file_is_read_with_its_types_and_written_as_parquet(tmp_path: Path) -> None:
+    source = tmp_path / "data.parquet"
+    pq.write_table(pa.Table.from_pylist(ROWS), source)
+    out = tmp_path / "scored.parquet"
+    summary = score_with_ray(namespace(source, out=str(out)), sb.exact())
+    assert summary == local_summary(write_jsonl(tmp_path / "same.jsonl", ROWS), sb.exact())
+    table = pq.read_table(out)
+    assert table.column_names == ["question", "output", "label", *SCORE_COLUMNS]
+    assert table.column("grade").to_pylist() == ["C", "C", "I", "I", "N"]
+
+
+@pytest.fixture(scope="module")
+def from_csv(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, sb.Summary, list[dict[str, Any]]]:
+    """A CSV file scored by `echo_item` with `--out -`: the file, the summary, the rows written to stdout."""
+    source = tmp_path_factory.mktemp("csv") / "data.csv"
+    source.write_text('question,output,label\nq,01,1\nq,"a, b","a, b"\nq,,x\nq,7,\n', encoding="utf-8")
+    shown = io.StringIO()
+    with contextlib.redirect_stdout(shown):
+        summary = score_with_ray(namespace(source, out="-"), echo_item)
+    return source, summary, [json.loads(line) for line in shown.getvalue().splitlines()]
+
+
+def test_a_csv_file_is_read_as_text_as_the_local_engine_reads_it(from_csv: tuple[Path, sb.Summary, Any]) -> None:
+    source, summary, written = from_csv
+    assert summary == local_summary(source, echo_item)
+    assert [json.loads(row["metadata"])["output"] for row in written] == ["01", "a, b", "", "7"]
+
+
+def test_out_dash_writes_the_scored_rows_to_standard_output(from_csv: tuple[Path, sb.Summary, Any]) -> None:
+    _, _, written = from_csv
+    assert [row["grade"] for row in written] == ["I", "C", "I", "N"]
+
+
+def test_a_row_without_the_label_field_is_named_by_file_and_line(tmp_path: Path) -> None:
+    source = write_jsonl(tmp_path / "data.jsonl", [{"output": "a", "label": "a"}, {"output": "b"}])
+    with pytest.raises(RowError, match=r"data.jsonl:2: no field 'label'; the row has output$"):
+        score_with_ray(namespace(source), sb.exact())
+
+
+def test_a_parquet_file_without_the_output_column_is_an_error_naming_its_columns(tmp_path: Path) -> None:
+    source = tmp_path / "data.parquet"
+    pq.write_table(pa.table({"answer": ["a"], "label": ["a"]}), source)
+    with pytest.raises(RowError, match=r"data.parquet: no field 'output'; the rows have answer, label$"):
+        score_with_ray(namespace(source), sb.exact())
+
+
+def test_a_field_whose_json_type_changes_is_refused_naming_both_lines(tmp_path: Path) -> None:
+    rows = [{"output": "a", "label": "a"}, {"output": "b", "label": None}, {"output": "c", "label": ["c", "d"]}]
+    source = write_jsonl(tmp_path / "data.jsonl", rows)
+    with pytest.raises(RowError, match=r"data.jsonl:3: the field 'label' is a list here but a string on line 1"):
+        score_with_ray(namespace(source), sb.exact())
+
+
+@pytest.mark.parametrize(
+    ("name", "out", "message"),
+    [
+        ("data.txt", None, "data.txt: unknown format for the input; the file name must end in .jsonl, .ndjson, .csv"),
+        ("data.jsonl", "scored.csv", "scored.csv: unknown format for --out; the file name must end in .jsonl, .ndjson"),
+        ("missing.parquet", None, "missing.parquet: cannot be read: no such file"),
+        ("missing.jsonl", None, "missing.jsonl: cannot be read"),
+    ],
+)
+def test_a_file_that_cannot_be_read_or_written_is_a_row_error(
+    tmp_path: Path, name: str, out: str | None, message: str
+) -> None:
+    source = tmp_path / name
+    if not name.startswith("missing"):
+        write_jsonl(source, ROWS)
+    with pytest.raises(RowError, match=message):
+        score_with_ray(namespace(source, out=None if out is None else str(tmp_path / out)), sb.exact())
+
+
+CLI = [sys.executable, "-c", "import sys; from scorebridge._cli.main import main; sys.exit(main())"]
+
+
+def _has_engine_option() -> bool:
+    done = subprocess.run([*CLI, "score", "--help"], capture_output=True, text=True, check=False)
+    return "--engine" in done.stdout
+
+
+@pytest.mark.skipif(not _has_engine_option(), reason="`scorebridge score` has no --engine option yet")
+def test_the_command_scores_a_parquet_file_on_a_ray_it_starts(tmp_path: Path) -> None:
+    source = tmp_path / "data.parquet"
+    pq.write_table(pa.Table.from_pylist(ROWS), source)
+    out = tmp_path / "scored.parquet"
+    env = {name: value for name, value in os.environ.items() if name != "RAY_ADDRESS"}  # a Ray of its own
+    done = subprocess.run(
+        [*CLI, "score", str(source), "--scorer", "exact", "--engine", "ray", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "exact" in done.stdout
+    assert pq.read_table(out).column("correct").to_pylist() == [True, True, False, False, None]
+
+
+def test_importing_the_command_line_imports_no_ray() -> None:
+    # The CLI imports the Ray engine only for --engine ray: `scorebridge list` must not pay for Ray.
+    code = "import sys, scorebridge._cli.main; print(sorted(m for m in ('ray', 'pyarrow') if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_an_exception_inside_the_scorer_is_a_row_error_naming_it_and_the_scorer(tmp_path: Path) -> None:
+    @sb.scorer
+    def picky(item: Any, output: Any, label: Any) -> bool:
+        if output == "01":
+            raise ValueError("padded numbers are not allowed")
+        return bool(output == label)
+
+    source = write_jsonl(tmp_path / "data.jsonl", ROWS)
+    with pytest.raises(RowError, match=r"data.jsonl: the scorer 'picky' raised ValueError: padded numbers are not"):
+        score_with_ray(namespace(source), picky)
+
+
+def test_a_field_named_as_a_score_column_is_refused(tmp_path: Path) -> None:
+    source = write_jsonl(tmp_path / "data.jsonl", [{"output": "a", "label": "a", "grade": 3}])
+    with pytest.raises(RowError, match=r"data.jsonl: the rows have a field named as a Score column \(grade\)"):
+        score_with_ray(namespace(source), sb.exact())

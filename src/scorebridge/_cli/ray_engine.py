@@ -1,0 +1,224 @@
+"""`scorebridge score FILE --engine ray`: the file read and scored through Ray Data, on a local Ray or a cluster.
+
+The one module of the core that imports an adapter (`scorebridge_ray`, so Ray):
+the CLI imports this module only for `--engine ray`, so without Ray installed
+that import fails and the CLI says what to install. The file is checked here
+first, as the local engine reads it (`read_rows`, so a bad line is the same
+"FILE:LINE: problem"), then read again by Ray Data:
+
+- `.parquet`: Ray's Parquet reader, the columns as typed in the file;
+- `.jsonl`/`.ndjson`: each line parsed by Python's `json` in Ray tasks (not Ray's
+  JSON reader, which guesses types: "01" would become the number 1). A column
+  holds one type in Arrow, so a field whose JSON type changes from row to row
+  (a string here, a list there) is refused; a row without the item's field has
+  null there; an object in a field becomes a struct, with every key any row has;
+- `.csv`: every value a string, an empty cell "", as the local engine reads it.
+
+A path with a scheme (`s3://...`) is not checked here, only read by Ray.
+`--out` gets the rows with the Score's columns added, one file (Parquet, or JSONL
+by its extension; "-" is JSONL on standard output), written as the scored rows
+stream back in the input's order.
+
+Ray's `uv run` integration is turned off for this process (unless you set
+RAY_ENABLE_UV_RUN_RUNTIME_ENV yourself): under `uv run` it would copy the working
+directory for the workers and have each job build a uv environment there.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")  # read when Ray is imported, just below
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping
+from typing import IO, TYPE_CHECKING, Any, Final, cast
+
+import ray
+import ray.data
+
+from scorebridge_ray import SCORE_COLUMNS, score_dataset, summarize
+
+from .._protocol.scorer import Scorer
+from .._runner.files import CSV_SUFFIXES, JSONL_SUFFIXES, RowError, read_rows
+from .._runner.summary import Summary
+from .main import ITEM_FIELDS
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from ray.data import Dataset
+
+__all__ = ["score_with_ray"]
+
+PARQUET_SUFFIXES: Final = (".parquet", ".pq")
+_JSON_KIND: Final = {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "a list"}
+
+
+def _format(path: str, what: str, formats: Mapping[str, tuple[str, ...]]) -> str:
+    name = path.lower()
+    for fmt, suffixes in formats.items():
+        if name.endswith(suffixes):
+            return fmt
+    endings = ", ".join(s for suffixes in formats.values() for s in suffixes)
+    raise RowError(path, None, f"unknown format for {what}; the file name must end in {endings}")
+
+
+def _remote(path: str) -> bool:
+    return "://" in path
+
+
+def _json_kind(value: Any) -> str | None:
+    if value is None:
+        return None
+    return _JSON_KIND.get(type(value), "an object")
+
+
+def _check_rows(path: str, fmt: str, needed: list[str]) -> list[str]:
+    """Read the file as the local engine does (every line, "FILE:LINE: problem"), and check what Ray needs.
+
+    Every row must have the `needed` fields; in a JSONL file, a field's JSON type
+    must not change from row to row (Arrow holds one type per column). The
+    names of the fields, in order of appearance.
+    """
+    fields: dict[str, tuple[str, int] | None] = {}  # name: (its JSON kind, the line it was first seen on)
+    for line, row in read_rows(path):
+        for name in needed:
+            if name not in row:
+                have = ", ".join(map(str, row)) or "no fields"
+                raise RowError(path, line, f"no field {name!r}; the row has {have}")
+        if fmt == "csv":  # every value a string
+            fields = fields or dict.fromkeys(row)
+            continue
+        for name, value in row.items():
+            kind = _json_kind(value)
+            seen = fields.get(name)
+            if seen is None:
+                fields[name] = None if kind is None else (kind, line)
+            elif kind is not None and kind != seen[0]:
+                raise RowError(
+                    path,
+                    line,
+                    f"the field {name!r} is {kind} here but {seen[0]} on line {seen[1]}; Ray Data holds one type "
+                    "per column: make them one type, or score the file without --engine ray",
+                )
+    return list(fields)
+
+
+def _parse_lines(batch: pa.Table) -> pa.Table:
+    """JSON lines (the column "text") to a table of their fields, read by Python's `json` (a Ray task)."""
+    import pyarrow as pa
+
+    rows = pa.array([json.loads(text) for text in batch.column("text").to_pylist() if text.strip()])
+    return pa.Table.from_struct_array(rows) if len(rows) else pa.table({})
+
+
+def _read(path: str, fmt: str, fields: list[str]) -> Dataset:
+    if fmt == "parquet":
+        return ray.data.read_parquet(path)
+    if fmt == "csv":
+        import pyarrow as pa
+        import pyarrow.csv as pcsv
+
+        convert = pcsv.ConvertOptions(
+            column_types=dict.fromkeys(fields, pa.string()), strings_can_be_null=False, quoted_strings_can_be_null=False
+        )
+        parse = pcsv.ParseOptions(newlines_in_values=True)
+        return ray.data.read_csv(path, convert_options=convert, parse_options=parse)
+    lines = ray.data.read_text(path, encoding="utf-8-sig", drop_empty_lines=True)
+    return lines.map_batches(_parse_lines, batch_format="pyarrow", batch_size=None)
+
+
+def _connect(address: str | None) -> None:
+    import logging
+
+    if ray.is_initialized():
+        return
+    try:
+        ray.init(address=address, logging_level=logging.WARNING)
+    except ConnectionError as exc:
+        raise RowError(address or "ray.init()", None, f"cannot reach a Ray cluster: {exc}") from None
+
+
+def _raised(exc: BaseException) -> str:
+    """What a scorer raised inside Ray, from Ray's error: the exception's line and its notes, without Ray's frames."""
+    text = str(exc).split("\nThe above exception was the direct cause")[0]
+    lines = [line for line in text.splitlines() if line.strip()]
+    for i in range(len(lines) - 1, -1, -1):
+        if not lines[i].startswith(" ") and ("Error" in lines[i] or "Exception" in lines[i]) and ": " in lines[i]:
+            return " ".join(lines[i:])
+    return lines[-1] if lines else type(exc).__name__
+
+
+def _write_jsonl(ds: Dataset, f: IO[str]) -> None:
+    for batch in ds.iter_batches(batch_format="pyarrow", batch_size=None):
+        for row in cast("pa.Table", batch).to_pylist():
+            f.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+
+
+def _write(ds: Dataset, out: str, fmt: str) -> None:
+    """The rows of `ds` to one file, as they stream in (the driver holds one batch at a time)."""
+    if out == "-":
+        _write_jsonl(ds, sys.stdout)
+        return
+    if fmt == "jsonl":
+        with open(out, "w", encoding="utf-8") as f:
+            _write_jsonl(ds, f)
+        return
+    import pyarrow.parquet as pq
+
+    schema = ds.schema().base_schema  # not None: the dataset has rows
+    with pq.ParquetWriter(out, schema) as writer:
+        for each in ds.iter_batches(batch_format="pyarrow", batch_size=None):
+            batch = cast("pa.Table", each)
+            writer.write_table(batch.cast(schema) if batch.schema != schema else batch)
+
+
+def score_with_ray(args: argparse.Namespace, scorer: Scorer) -> Summary:
+    """Score `args.file` with `scorer` through Ray Data; write `args.out` when given; the summary.
+
+    `args` has `file`, `item_field` (None: the first of "item", "input",
+    "question" the data has, else no item), `output_field`, `label_field`,
+    `out` (None, "-" for standard output, or a path), `address` (None: start a
+    local Ray, or join the cluster `ray.init()` finds) and maybe `input_format`
+    (None: the file's extension). A file that cannot be read, a missing field,
+    a field named like a Score column, an unknown format and a cluster that
+    cannot be reached raise `RowError` before anything is scored; an exception
+    inside the scorer is a `RowError` naming it and the scorer. The summary is
+    named after the scorer.
+    """
+    path = os.fspath(args.file)
+    formats = {"jsonl": JSONL_SUFFIXES, "csv": CSV_SUFFIXES, "parquet": PARQUET_SUFFIXES}
+    fmt = getattr(args, "input_format", None) or _format(path, "the input", formats)
+    out: str | None = None if args.out is None else os.fspath(args.out)
+    out_fmt = "jsonl"
+    if out is not None and out != "-":
+        out_fmt = _format(out, "--out", {"jsonl": JSONL_SUFFIXES, "parquet": PARQUET_SUFFIXES})
+    needed = [args.output_field, args.label_field] + ([args.item_field] if args.item_field else [])
+    fields = [] if fmt == "parquet" or _remote(path) else _check_rows(path, fmt, needed)
+    if fmt == "parquet" and not _remote(path) and not os.path.isfile(path):
+        raise RowError(path, None, "cannot be read: no such file")
+
+    _connect(args.address)
+    ds = _read(path, fmt, fields)
+    ds.context.execution_options.preserve_order = True  # this dataset's own setting: --out in the input's order
+    schema = ds.schema()
+    columns = [] if schema is None else list(schema.names)
+    if not columns:
+        raise RowError(path, None, "holds no rows")
+    for name in needed:
+        if name not in columns:
+            raise RowError(path, None, f"no field {name!r}; the rows have {', '.join(columns)}")
+    taken = [name for name in SCORE_COLUMNS if name in columns]
+    if taken:
+        raise RowError(path, None, f"the rows have a field named as a Score column ({', '.join(taken)}); rename it")
+    item = args.item_field or next((f for f in ITEM_FIELDS if f in columns), None)
+    scored = score_dataset(ds, scorer, output=args.output_field, label=args.label_field, item=item)
+    try:
+        if out is not None:
+            scored = scored.materialize()  # scored once, then written and counted
+            _write(scored, out, out_fmt)
+        return summarize(scored, scorer.name)
+    except ray.exceptions.RayError as exc:
+        raise RowError(path, None, f"the scorer {scorer.name!r} raised {_raised(exc)}") from None
