@@ -11,5 +11,7 @@ _scratch = tempfile.mkdtemp(prefix="scorebridge-tests-")
 for _var in ("XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "INSPECT_LOG_DIR"):
     os.environ[_var] = os.path.join(_scratch, _var.lower())
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+# Under `uv run`, Ray would copy the working directory and build a uv environment for its workers.
+os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("INSPECT_DISPLAY", "none")

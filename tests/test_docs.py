@@ -115,7 +115,11 @@ def missing_harness(block: Block) -> str | None:
     import importlib.util
 
     command = ("inspect ",) if block.lang == "sh" else ()  # the `inspect` command
-    uses = {"inspect_ai": ("inspect_ai", "scorebridge_inspect", *command), "dspy": ("dspy",)}
+    uses = {
+        "inspect_ai": ("inspect_ai", "scorebridge_inspect", *command),
+        "dspy": ("dspy",),
+        "ray": ("import ray", "scorebridge_ray", "--engine ray"),
+    }
     for harness, marks in uses.items():
         if any(mark in block.code for mark in marks) and importlib.util.find_spec(harness) is None:
             return harness

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-HARNESSES = {"inspect": "inspect-ai", "dspy": "dspy", "pytest": "pytest"}
+HARNESSES = {"inspect": "inspect-ai", "dspy": "dspy", "pytest": "pytest", "ray": "ray"}
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +40,7 @@ def _read(wheel: zipfile.ZipFile, suffix: str) -> str:
 
 def test_the_wheel_holds_every_import_package_typed(wheel: zipfile.ZipFile) -> None:
     tops = {name.split("/")[0] for name in wheel.namelist() if not name.split("/")[0].endswith(".dist-info")}
-    assert tops == {"scorebridge", "scorebridge_inspect", "scorebridge_dspy", "pytest_scorebridge"}
+    assert tops == {"scorebridge", "scorebridge_inspect", "scorebridge_dspy", "pytest_scorebridge", "scorebridge_ray"}
     assert {f"{top}/py.typed" for top in tops} <= set(wheel.namelist())
 
 

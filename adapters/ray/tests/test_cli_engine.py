@@ -165,12 +165,6 @@ def test_a_file_that_cannot_be_read_or_written_is_a_row_error(
 CLI = [sys.executable, "-c", "import sys; from scorebridge._cli.main import main; sys.exit(main())"]
 
 
-def _has_engine_option() -> bool:
-    done = subprocess.run([*CLI, "score", "--help"], capture_output=True, text=True, check=False)
-    return "--engine" in done.stdout
-
-
-@pytest.mark.skipif(not _has_engine_option(), reason="`scorebridge score` has no --engine option yet")
 def test_the_command_scores_a_parquet_file_on_a_ray_it_starts(tmp_path: Path) -> None:
     source = tmp_path / "data.parquet"
     pq.write_table(pa.Table.from_pylist(ROWS), source)
