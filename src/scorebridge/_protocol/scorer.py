@@ -97,8 +97,8 @@ class Scorer:
     Call it as `scorer(item, output, label)` to get a recorded `Score`: whatever
     `fn` returns goes through the recording rules. `fn` may be async; then
     `await scorer.acall(...)` awaits it and a plain call runs it to completion
-    (in this thread's own event loop, or on a helper thread when a loop is
-    already running here). Every scorer has `acall`, `score_many` and
+    (on an event loop of this thread's own, nested when a loop is already
+    running here). Every scorer has `acall`, `score_many` and
     `ascore_many`, whichever kind its `fn` is.
 
     What a scorer is, it says, as set at construction (nothing changes a Scorer
