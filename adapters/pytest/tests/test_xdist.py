@@ -85,11 +85,13 @@ def test_records_then_dies(scorebridge_record):
 def test_other(scorebridge_record):
     scorebridge_record(sb.exact(), "a", "a")
 """,
+        # the worker's id from its config, not PYTEST_XDIST_WORKER, which this run's controller inherits when
+        # the outer run is itself under xdist
         conftest="""
 import os
 
 def pytest_sessionfinish(session):
-    if os.environ.get("PYTEST_XDIST_WORKER") == "gw1":
+    if getattr(session.config, "workerinput", {}).get("workerid") == "gw1":
         os._exit(0)  # gone before the plugin hands the rows over
 """,
     )

@@ -121,7 +121,7 @@ def detect_pattern(pattern: str, case_sensitive: bool = False, all: bool = False
         return recorded(name, False, seen, None, None, why, {"groups": raw, "matched": None})
 
     options = {"pattern": pattern, "case_sensitive": case_sensitive, "all": all, "timeout": timeout}
-    return text_scorer(name, compare, options, detect_pattern)
+    return text_scorer(name, compare, options, detect_pattern, fast=False)
 
 
 # --- detect_answer ---------------------------------------------------------------------
