@@ -14,7 +14,17 @@ from collections.abc import Mapping
 from decimal import MAX_EMAX, MAX_PREC, MIN_EMIN, Context, Decimal
 from typing import Any, Final
 
-__all__ = ["MAX_DIGITS", "is_bool", "is_missing", "is_number", "label_is_missing", "plain_digits", "shown"]
+__all__ = [
+    "MAX_DIGITS",
+    "MAX_SECONDS",
+    "is_bool",
+    "is_missing",
+    "is_number",
+    "label_is_missing",
+    "plain_digits",
+    "seconds",
+    "shown",
+]
 
 MAX_DIGITS: Final = 4300
 """The most digits `plain_digits` writes: Python's own default limit on writing an int as text
@@ -156,3 +166,30 @@ def shown(x: object, limit: int = 80) -> str:
     if not isinstance(text, str):
         return f"<{type(x).__name__}>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+MAX_SECONDS: Final = 86400.0
+"""The longest timeout a scorer takes: a day. Longer is a mistake (1e13 once made every regex search time
+out at once: the `regex` package turns its timeout into a count of clock ticks that overflowed)."""
+
+
+def seconds(where: str, timeout: object, *, none: bool = False) -> float | None:
+    """`timeout` as seconds: a number more than 0 and at most `MAX_SECONDS` (a day); None only when `none`.
+
+    Raises TypeError (not a number: a bool, a string) or ValueError (0 or less, NaN, infinite, over a
+    day), the message starting with `where`.
+    """
+    if timeout is None and none:
+        return None
+    if is_bool(timeout) or not is_number(timeout):
+        kind = "a number of seconds or None" if none else "a number of seconds"
+        raise TypeError(f"{where}: timeout must be {kind}; got {shown(timeout)}")
+    try:
+        value = float(timeout)  # type: ignore[arg-type]
+    except (OverflowError, ValueError):  # an int past 1e308, a Fraction too big for a float
+        value = math.inf
+    if not 0 < value <= MAX_SECONDS:  # NaN fails too
+        raise ValueError(
+            f"{where}: timeout must be more than 0 and at most a day ({MAX_SECONDS:g} s); got {shown(timeout)}"
+        )
+    return value
