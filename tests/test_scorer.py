@@ -141,7 +141,8 @@ def test_scoring_many_stops_once_a_row_raises() -> None:
 
         with pytest.raises(RuntimeError, match="judge down"):
             await sb.scorer(fails_on_the_third).ascore_many(None, range(20), range(20), concurrency=4)
-        await asyncio.sleep(0.1)  # the loop runs on: a row left scoring would go on to the next ones
+        # nothing is left running in the background to go on to the next rows (once checked by sleeping)
+        assert asyncio.all_tasks() == {asyncio.current_task()}
 
     asyncio.run(batch_then_wait())
     assert sorted(started) == [0, 1, 2, 3]
