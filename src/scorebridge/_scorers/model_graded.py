@@ -120,6 +120,7 @@ def _model_graded(
     rules = grading_instructions(partial_credit) if instructions is None else instructions
     guard = template is None
     asks_question = "question" in fields  # an item is read only for a template that shows it
+    shows_rules = "instructions" in fields
 
     def question(item: Any) -> str:
         text = item_text(item)
@@ -162,7 +163,11 @@ def _model_graded(
     def verdict(prompt: str, text: str, reply: Any) -> Score:
         if not isinstance(reply, str):
             return failed(prompt, text, f"the grader returned {type(reply).__name__}, not text", None)
-        if len(rules) >= 20 and rules in reply:  # an echo of the prompt grades nothing
+        # An echo of the prompt grades nothing, whatever grade words the prompt holds (20 of 20 echoes were
+        # once read as "I"): the whole prompt (any template), or the instructions of a template that shows them.
+        if len(prompt) >= 20 and prompt.strip() in reply:
+            return failed(prompt, text, "the reply repeats the prompt", reply)
+        if shows_rules and len(rules) >= 20 and rules in reply:
             return failed(prompt, text, "the reply repeats the prompt's instructions", reply)
         grade = read_verdict(reply, pattern)
         if grade not in _VALUES:
@@ -259,7 +264,7 @@ def model_graded_qa(
 
     The grader's failure is not the output's: a reply with no clear grade (no
     verdict line, a grade followed by prose, two verdicts that disagree, an
-    echo of the prompt's instructions), a reply that is not a string, a
+    echo of the prompt or of its instructions), a reply that is not a string, a
     grader that raises, and a grader that gives no reply within `timeout`
     seconds (default 300; None waits for ever) make the Score unscored
     (correct None, no failure kind) with metadata "grader_failed" saying what
