@@ -92,19 +92,44 @@ class RaisingProperties:
     answer = text = ok = failure_kind = error = property(_raise)
 
 
+class _Shown:
+    """Shows a deeply nested value by its depth: hypothesis's printer recurses, and a value nested 5,000 deep
+    once made it raise RecursionError of its own while it reported an example."""
+
+    depth = 0
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__mro__[2].__name__} nested {self.depth} deep>"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))
+
+
+class DeepList(_Shown, list[Any]):
+    pass
+
+
+class DeepDict(_Shown, dict[str, Any]):
+    pass
+
+
 def deep_list(depth: int, leaf: Any = "Paris") -> list[Any]:
-    """`[[[...leaf...]]]`, `depth` lists deep (built without recursion)."""
+    """`[[[...leaf...]]]`, `depth` lists deep (built without recursion); the outer one shows its depth."""
     value: Any = leaf
-    for _ in range(depth):
+    for _ in range(depth - 1):
         value = [value]
-    return value  # type: ignore[no-any-return]
+    outer = DeepList([value])
+    outer.depth = depth
+    return outer
 
 
 def _deep_dict(depth: int) -> dict[str, Any]:
     value: dict[str, Any] = {"answer": "Paris"}
-    for _ in range(depth):
+    for _ in range(depth - 1):
         value = {"answer": value}
-    return value
+    outer = DeepDict(answer=value)
+    outer.depth = depth
+    return outer
 
 
 def _self_holding_list() -> list[Any]:

@@ -88,6 +88,7 @@ class Entry:
     scorer: str
     call: Callable[[Any, Any, Any], Any]  # (item, output, label) -> Score(s)
     assertion: bool = False  # the pytest plugin's assertions: an AssertionError is their verdict
+    after: Callable[[], None] | None = None  # checks run after the timed call (the plugin's report)
 
 
 def _plain(s: sb.Scorer) -> Callable[[Any, Any, Any], Any]:
@@ -156,18 +157,24 @@ def _plugin_entries() -> list[Entry]:
     from pytest_scorebridge import _state, _summary
 
     report = Path(tempfile.mkdtemp(prefix="scorebridge-hostile-")) / "report.jsonl"
+    recorded: list[_state.Records] = []
+
+    def reported() -> None:
+        # after the timed call: the report and the xdist transport carry every row recorded
+        for records in recorded:
+            _summary.write_report(report, records.rows)
+            assert _state.unpack(_state.pack(records.rows)) == records.rows
+        recorded.clear()
 
     def isolated(run: Callable[[], Any]) -> Any:
-        # records of their own, so the run's summary does not keep 10 MB outcomes; then the report and the
-        # xdist transport carry what was recorded
+        # records of their own, so the run's summary does not keep 10 MB outcomes
         records = _state.Records()
+        recorded.append(records)
         _state.push(records)
         try:
             return run()
         finally:
             _state.pop(records)
-            _summary.write_report(report, records.rows)
-            assert _state.unpack(_state.pack(records.rows)) == records.rows
 
     def scored(s: sb.Scorer) -> Callable[[Any, Any, Any], Any]:
         return lambda i, o, lab: isolated(lambda: plugin.assert_scored(s, o, lab, i))
@@ -178,22 +185,20 @@ def _plugin_entries() -> list[Entry]:
     def recorder(s: sb.Scorer) -> Callable[[Any, Any, Any], Any]:
         def call(i: Any, o: Any, lab: Any) -> Any:
             records = _state.Records()
-            score = plugin.Recorder(records, "test_hostile.py::case")(s, o, lab, i)
-            _summary.write_report(report, records.rows)
-            assert _state.unpack(_state.pack(records.rows)) == records.rows
-            return score
+            recorded.append(records)
+            return plugin.Recorder(records, "test_hostile.py::case")(s, o, lab, i)
 
         return call
 
     return [
-        Entry("assert_scored(exact())", "exact", scored(sb.exact()), assertion=True),
-        Entry("assert_scored(scorer(fields))", "fields", scored(USER["fields"]), assertion=True),
-        Entry("assert_accuracy(detect_match())", "detect_match", accuracy(sb.detect_match()), assertion=True),
+        Entry("assert_scored(exact())", "exact", scored(sb.exact()), True, reported),
+        Entry("assert_scored(scorer(fields))", "fields", scored(USER["fields"]), True, reported),
+        Entry("assert_accuracy(detect_match())", "detect_match", accuracy(sb.detect_match()), True, reported),
         # `fields`, not `echo`: a bare number read as a grade may be any value, and the summary's confidence
         # interval refuses one outside [0, 1] (test_an_accuracy_over_values_on_any_scale_is_a_verdict below)
-        Entry("assert_accuracy(scorer(fields))", "fields", accuracy(USER["fields"]), assertion=True),
-        Entry("scorebridge_record(scorer(fields))", "fields", recorder(USER["fields"])),
-        Entry("scorebridge_record(model_graded_qa)", "model_graded_qa", recorder(GRADED[0])),
+        Entry("assert_accuracy(scorer(fields))", "fields", accuracy(USER["fields"]), True, reported),
+        Entry("scorebridge_record(scorer(fields))", "fields", recorder(USER["fields"]), False, reported),
+        Entry("scorebridge_record(model_graded_qa)", "model_graded_qa", recorder(GRADED[0]), False, reported),
     ]
 
 
@@ -235,6 +240,8 @@ def _check(entry: Entry, role: str, value: Any) -> None:
         assert all(type(s) is sb.Score for s in scores)
         kind = "Score"
     elapsed = time.perf_counter() - start
+    if entry.after is not None:
+        entry.after()
     _counts[entry.name][kind] += 1
     _slowest[entry.name] = max(_slowest[entry.name], elapsed)
     if FULL:
