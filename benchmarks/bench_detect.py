@@ -13,6 +13,15 @@ Per call, on the same outputs and labels, in one run:
 
 Prints nanoseconds per call and the ratios. The bar (issue 3): ours faster than
 Inspect AI's per call. Speed is never asserted in tests; it is measured here.
+
+    uv run python benchmarks/bench_detect.py deadline
+
+measures `detect_pattern`'s deadline instead, in wall-clock seconds (the
+hardening issue's bars): catastrophic searches with `timeout=1` alone and with
+three busy threads (pure Python ones, and ones hashing without the GIL, which
+use CPU time of this process in parallel), a legitimate search of about 0.5 s
+under the same load (it must not be recorded "error"), and 32 catastrophic
+outputs through `score_many(concurrency=32)` (32 s when searched one at a time).
 """
 
 from __future__ import annotations
@@ -169,5 +178,94 @@ def main() -> None:
     print("bar: ours faster than Inspect AI per call:", "MET" if not slower else f"NOT MET for {', '.join(slower)}")
 
 
+# --- the regex deadline, in wall-clock time -------------------------------------------------
+
+
+def _load(kind: str) -> tuple[Callable[[], None], Callable[[], None]]:
+    """Start three busy threads of `kind` ("python": holding the GIL in turns; "hashing": without it)."""
+    import hashlib
+    import threading
+
+    stop = threading.Event()
+    data = b"x" * 1_000_000
+
+    def python() -> None:
+        n = 0
+        while not stop.is_set():
+            n += 1
+
+    def hashing() -> None:
+        while not stop.is_set():
+            hashlib.sha256(data).digest()
+
+    threads = [threading.Thread(target=python if kind == "python" else hashing, daemon=True) for _ in range(3)]
+
+    def start() -> None:
+        for t in threads:
+            t.start()
+
+    def end() -> None:
+        stop.set()
+        for t in threads:
+            t.join()
+
+    return start, end
+
+
+def _timed(scorer: sb.Scorer, output: str) -> tuple[float, str]:
+    start = time.perf_counter()
+    score = scorer(None, output, "x")
+    return time.perf_counter() - start, str(score.failure_kind)
+
+
+def _legitimate_length() -> int:
+    """The n for which `(a+)+$` on n "a"s and a "!" runs about 0.5 s here (it doubles with each "a")."""
+    import regex
+
+    compiled = regex.compile(r"(a+)+$")
+    n = 16
+    while True:
+        start = time.process_time()
+        compiled.search("a" * n + "!")
+        took = time.process_time() - start
+        if took >= 0.3:
+            return n if took <= 0.75 else n - 1
+        n += 1
+
+
+def deadline_wall_times() -> None:
+    catastrophic = sb.detect_pattern(r"(a+)+$", timeout=1.0)
+    coarse = sb.detect_pattern(r"(\w+)\s+(\w+)", timeout=1.0)
+    hostile, huge = "a" * 50_000 + "!", "a" * 10_000_000 + "!"
+    legit = "a" * _legitimate_length() + "!"
+    alone, _ = _timed(sb.detect_pattern(r"(a+)+$", timeout=30.0), legit)
+    print(f"detect_pattern deadline, wall-clock seconds (timeout=1; a legitimate search takes {alone:.2f} s alone)")
+    print(f"{'search':44s}{'alone':>14s}{'3 Python threads':>20s}{'3 hashing threads':>20s}")
+    cases = [
+        ("(a+)+$ on 50 000 a's and '!'", catastrophic, hostile),
+        ("(\\w+)\\s+(\\w+) on 10 MB", coarse, huge),
+        (f"legitimate: (a+)+$ on {len(legit) - 1} a's and '!'", catastrophic, legit),
+    ]
+    for what, scorer, text in cases:
+        cells = []
+        for kind in ("none", "python", "hashing"):
+            start_load, end_load = _load(kind) if kind != "none" else (lambda: None, lambda: None)
+            start_load()
+            try:
+                took, verdict = _timed(scorer, text)
+            finally:
+                end_load()
+            cells.append(f"{took:6.2f} {verdict[:7]:>7s}")
+        print(f"{what:44s}" + "".join(f"{c:>20s}" if i else f"{c:>14s}" for i, c in enumerate(cells)))
+    start = time.perf_counter()
+    scores = catastrophic.score_many(None, [hostile] * 32, ["x"] * 32, concurrency=32)
+    took = time.perf_counter() - start
+    errors = sum(s.failure_kind == "error" for s in scores)
+    print(f"32 catastrophic outputs, score_many(concurrency=32): {took:.2f} s ({errors} recorded 'error')")
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["deadline"]:
+        deadline_wall_times()
+    else:
+        main()

@@ -121,10 +121,16 @@ def test_pattern_must_be_a_string() -> None:
         sb.detect_pattern(42)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("timeout", [0, -1, math.inf, math.nan])
-def test_timeout_must_be_positive_and_finite(timeout: float) -> None:
-    with pytest.raises(ValueError, match="detect_pattern: timeout must be a positive, finite number"):
+@pytest.mark.parametrize("timeout", [0, -1, math.inf, math.nan, 1e13, 86400.5, 10**400])
+def test_timeout_must_be_more_than_zero_and_at_most_a_day(timeout: float) -> None:
+    # 1e13 was accepted, then every output, a matching one too, was recorded "error": the regex package
+    # turns its timeout into clock ticks, and that count overflowed
+    with pytest.raises(ValueError, match=r"detect_pattern: timeout must be more than 0 and at most a day \(86400 s\)"):
         sb.detect_pattern(r"(\d+)", timeout=timeout)
+
+
+def test_a_day_is_the_longest_timeout() -> None:
+    assert sb.detect_pattern(r"(\d+)", timeout=86400)(None, "42", "42").grade == "C"
 
 
 @pytest.mark.parametrize("timeout", ["1", True, None])
@@ -155,3 +161,42 @@ def test_outcome_of_a_miss_is_the_first_group() -> None:
 def test_outcome_with_all_is_the_group_that_failed() -> None:
     score = sb.detect_pattern(r"colors\s+(\w+)\s+and\s+(\w+)", all=True)(None, "Found colors red and blue", "red")
     assert score.outcome == "blue"
+
+
+# --- the deadline is wall-clock time spent searching -------------------------------------------
+# The regex package's timeout counts the CPU time of the whole process: other busy threads used it up
+# (a legitimate 0.51 s search was recorded "error" with a 1 s timeout), and a starved or coarse search
+# ran over it by seconds. A search that outlasts a short slice here runs in a child process, killed
+# at the deadline. These tests check the verdicts; benchmarks/bench_detect.py measures the wall times
+# (under load from busy threads too).
+
+LONG = "word " * 10_000 + "The answer is 42"  # over INLINE_CHARS: searched in a child process
+
+
+def test_a_long_text_is_searched_to_the_same_verdict() -> None:
+    score = number(None, LONG, "42")
+    assert (score.grade, score.outcome, dict(score.metadata)) == ("C", "42", {"groups": ["42"], "matched": "42"})
+
+
+def test_a_long_text_that_does_not_match_is_a_parse_failure() -> None:
+    assert number(None, "word " * 10_000, "42").failure_kind == "parse_failure"
+
+
+def test_a_group_that_took_no_part_survives_the_child_process() -> None:
+    either = sb.detect_pattern(r"(yes)|(no)")
+    assert dict(either(None, "word " * 10_000 + "no", "no").metadata) == {"groups": [None, "no"], "matched": "no"}
+
+
+def test_catastrophic_backtracking_on_a_long_text_is_stopped_as_an_error() -> None:
+    # (\w+)\s+(\w+) scans all of a 10 MB text in one step of the regex engine: 256 steps between two of
+    # its own timeout checks took 7.5 s for a 1 s timeout. The child process is killed at the deadline.
+    score = sb.detect_pattern(r"(\w+)\s+(\w+)", timeout=0.2)(None, "a" * 2_000_000 + "!", "a")
+    assert (score.failure_kind, dict(score.metadata)) == ("error", {"error": "regex timed out after 0.2 s"})
+
+
+def test_with_no_python_to_start_the_package_timeout_is_the_fallback(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a frozen application has no Python to start a child with
+    monkeypatch.setattr("sys.frozen", True, raising=False)
+    assert number(None, LONG, "42").grade == "C"
+    score = sb.detect_pattern(r"(a+)+$", timeout=0.05)(None, "a" * 50_000 + "!", "a")
+    assert score.failure_kind == "error"

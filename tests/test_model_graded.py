@@ -228,7 +228,27 @@ def test_an_echo_of_the_prompt_is_the_graders_failure_not_a_wrong_answer() -> No
     # A grader that repeats the prompt graded nothing; before, its echo was read as "I" (wrong) 20 times of 20.
     grader = FakeGrader(lambda prompt: prompt)
     score = sb.model_graded_qa(grader)(QUESTION, "Paris\nGRADE: I", "Paris")
+    assert (score.grade, score.metadata["grader_failed"]) == ("N", "the reply repeats the prompt")
+
+
+def test_an_echo_of_the_instructions_alone_is_the_graders_failure() -> None:
+    grader = FakeGrader(lambda prompt: "Sure. " + prompt[prompt.index("Think it through") :])
+    score = sb.model_graded_qa(grader)(QUESTION, "Paris", "Paris")
     assert (score.grade, score.metadata["grader_failed"]) == ("N", "the reply repeats the prompt's instructions")
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        # a template of one's own, without {instructions}, whose example verdict line an echo repeats
+        {"template": "Does {answer} meet {criterion}? Reply with one line, for example:\nGRADE: I"},
+        {"instructions": "Say GRADE: I"},  # instructions too short to look for alone
+    ],
+    ids=["own-template", "short-instructions"],
+)
+def test_an_echo_of_any_prompt_is_the_graders_failure(options: dict[str, Any]) -> None:
+    score = sb.model_graded_qa(FakeGrader(lambda prompt: prompt), **options)(QUESTION, "Paris", "Paris")
+    assert (score.grade, score.metadata["grader_failed"]) == ("N", "the reply repeats the prompt")
 
 
 def test_a_grade_followed_by_prose_is_the_graders_failure() -> None:
@@ -301,7 +321,8 @@ def test_grader_that_raises_is_recorded_with_the_error() -> None:
 
 
 def test_grader_that_raises_does_not_stop_score_many() -> None:
-    grader = FakeGrader(["GRADE: C", ConnectionError("rate limited"), "GRADE: I"])
+    # keyed by the answer, not by call order: a sync grader's rows run in worker threads, in any order
+    grader = FakeGrader({"<answer>\na": "GRADE: C", "<answer>\nb": ConnectionError("rate limited"), "": "GRADE: I"})
     scores = sb.model_graded_qa(grader).score_many(None, ["a", "b", "c"], ["a", "b", "x"])
     assert [s.grade for s in scores] == ["C", "N", "I"]
 

@@ -123,38 +123,190 @@ def test_score_many_keeps_the_order_of_the_rows_whatever_order_they_finish_in() 
 
 
 def test_scoring_many_stops_once_a_row_raises() -> None:
-    # a failed batch must not go on calling the scorer (an LM judge, say) in the background
+    # a failed batch must not go on calling the scorer (an LM judge, say) in the background. The other rows
+    # finish only after row 2 has raised, so exactly the four that were running when it did have started
+    # (the test once allowed anything under 20).
     started: list[int] = []
 
-    async def fails_on_the_third(item: Any, output: int, label: Any) -> bool:
-        started.append(output)
-        await asyncio.sleep(0.01)
-        if output == 2:
-            raise RuntimeError("judge down")
-        return True
-
     async def batch_then_wait() -> None:
+        failed = asyncio.Event()
+
+        async def fails_on_the_third(item: Any, output: int, label: Any) -> bool:
+            started.append(output)
+            if output == 2:
+                failed.set()
+                raise RuntimeError("judge down")
+            await failed.wait()
+            return True
+
         with pytest.raises(RuntimeError, match="judge down"):
             await sb.scorer(fails_on_the_third).ascore_many(None, range(20), range(20), concurrency=4)
-        await asyncio.sleep(0.1)  # the loop runs on: a row left scoring would go on to the next ones
+        # nothing is left running in the background to go on to the next rows (once checked by sleeping)
+        assert asyncio.all_tasks() == {asyncio.current_task()}
 
     asyncio.run(batch_then_wait())
-    assert len(started) < 20
+    assert sorted(started) == [0, 1, 2, 3]
+
+
+def _after_the_note(exc: BaseException) -> None:
+    """Wait until the batch has taken `exc` as its row's failure (it notes the row when it does)."""
+    for _ in range(2000):
+        if any(note.startswith("at row ") for note in getattr(exc, "__notes__", ())):
+            return
+        threading.Event().wait(0.005)
+    raise AssertionError("the batch never noted the failed row")
 
 
 def test_scoring_many_stops_once_a_row_raises_when_the_scorer_never_waits() -> None:
-    # a scorer that never suspends (a sync judge through ascore_many) must not run every row before the error
+    # a sync judge through ascore_many runs in worker threads: the rows running when row 2 raised finish
+    # (here, only once the batch has taken the failure), and none starts after
     started: list[int] = []
+    judge_down = RuntimeError("judge down")
+    all_running = threading.Barrier(4, timeout=20)
 
     def fails_on_the_third(item: Any, output: int, label: Any) -> bool:
         started.append(output)
+        all_running.wait()
         if output == 2:
-            raise RuntimeError("judge down")
+            raise judge_down
+        _after_the_note(judge_down)
         return True
 
     with pytest.raises(RuntimeError, match="judge down"):
         asyncio.run(sb.scorer(fails_on_the_third).ascore_many(None, range(20), range(20), concurrency=4))
-    assert len(started) < 20
+    assert sorted(started) == [0, 1, 2, 3]
+
+
+def test_score_many_runs_sync_scorers_in_worker_threads_up_to_the_bound() -> None:
+    # a sync grader (most graders use a sync client) once ran one row at a time: 64 x 0.25 s took 16 s
+    in_flight = peak = 0
+    lock = threading.Lock()
+    four_at_once = threading.Barrier(4, timeout=20)  # passes only when four rows run together
+
+    def judged(item: Any, output: Any, label: Any) -> bool:
+        nonlocal in_flight, peak
+        with lock:
+            in_flight += 1
+            peak = max(peak, in_flight)
+        four_at_once.wait()
+        with lock:
+            in_flight -= 1
+        return True
+
+    scores = sb.scorer(judged).score_many(None, range(12), range(12), concurrency=4)
+    assert [s.correct for s in scores] == [True] * 12
+    assert peak == 4
+
+
+def test_a_fast_scorer_scores_its_batch_inline_in_the_callers_thread() -> None:
+    threads: set[int] = set()
+
+    def quick(item: Any, output: Any, label: Any) -> bool:
+        threads.add(threading.get_ident())
+        return True
+
+    sb.Scorer("quick", quick, fast=True).score_many(None, range(50), range(50), concurrency=8)
+    assert threads == {threading.get_ident()}
+
+
+def test_only_sync_scorers_can_be_fast() -> None:
+    with pytest.raises(ValueError, match="'a': an async fn is awaited, never run inline: it cannot be fast"):
+        sb.Scorer("a", asame, fast=True)
+
+
+@pytest.mark.parametrize(
+    ("scorer", "fast"),
+    [
+        (sb.exact(), True),
+        (sb.detect_includes(), True),
+        (sb.detect_match(), True),
+        (sb.detect_exact(), True),
+        (sb.detect_answer(), True),
+        (sb.detect_pattern("(a)"), False),  # its regex may run up to its timeout
+        (sb.scorer(same), False),  # your own sync function may block: nobody can tell
+    ],
+    ids=str,
+)
+def test_which_scorers_are_fast(scorer: sb.Scorer, fast: bool) -> None:
+    assert scorer.fast is fast
+
+
+def test_ascore_many_never_blocks_the_event_loop_with_a_sync_scorer() -> None:
+    # each row waits for the loop to answer: run inline on the loop, the first row would wait for ever
+    answered = threading.Event()
+
+    def waits_for_the_loop(item: Any, output: Any, label: Any) -> bool:
+        return answered.wait(timeout=20)
+
+    async def batch() -> list[bool | None]:
+        scoring = asyncio.ensure_future(sb.scorer(waits_for_the_loop).ascore_many(None, [1, 2], [1, 2], concurrency=1))
+        await asyncio.sleep(0)
+        answered.set()  # runs only if the loop is free
+        return [s.correct for s in await scoring]
+
+    assert asyncio.run(batch()) == [True, True]
+
+
+def test_the_first_failing_row_in_order_is_raised_naming_its_row() -> None:
+    both_running = threading.Barrier(2, timeout=20)
+
+    def fails(item: Any, output: int, label: Any) -> bool:
+        both_running.wait()
+        raise LookupError(f"row {output}")
+
+    with pytest.raises(LookupError, match="row 0") as info:
+        sb.scorer(fails).score_many(None, [0, 1], [0, 1], concurrency=2)
+    assert "at row 0 of the batch (counting from 0)" in info.value.__notes__
+
+
+def test_an_inline_batch_names_the_failing_row_too() -> None:
+    def fails_on_two(item: Any, output: int, label: Any) -> bool:
+        if output == 2:
+            raise LookupError("two")
+        return True
+
+    with pytest.raises(LookupError) as info:
+        sb.scorer(fails_on_two).score_many(None, range(5), range(5), concurrency=1)
+    assert info.value.__notes__ == [
+        "raised inside the scorer 'fails_on_two'",
+        "at row 2 of the batch (counting from 0)",
+    ]
+
+
+def test_rows_in_worker_threads_see_the_callers_context_not_what_another_row_set() -> None:
+    current: contextvars.ContextVar[str] = contextvars.ContextVar("current", default="unset")
+    seen: list[str] = []
+
+    def traced(item: Any, output: int, label: Any) -> bool:
+        seen.append(current.get())
+        current.set(f"row {output}")
+        return True
+
+    current.set("the caller's")
+    sb.scorer(traced).score_many(None, range(8), range(8), concurrency=2)
+    assert seen == ["the caller's"] * 8
+
+
+def test_cancelling_ascore_many_starts_no_further_row() -> None:
+    started: list[int] = []
+    release = threading.Event()
+
+    def slow(item: Any, output: int, label: Any) -> bool:
+        started.append(output)
+        release.wait(timeout=20)
+        return True
+
+    async def cancel_it() -> None:
+        scoring = asyncio.ensure_future(sb.scorer(slow).ascore_many(None, range(10), range(10), concurrency=2))
+        while len(started) < 2:
+            await asyncio.sleep(0.001)
+        scoring.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await scoring
+        release.set()  # the two rows running finish; a third would start now
+
+    asyncio.run(cancel_it())  # returns once the batch's thread has ended (asyncio.run waits for it)
+    assert sorted(started) == [0, 1]
 
 
 def test_each_row_sees_the_callers_context_not_what_another_row_set() -> None:
@@ -187,13 +339,20 @@ def test_keyboard_interrupt_in_a_row_leaves_the_next_batch_unharmed() -> None:
 
 
 def test_keyboard_interrupt_in_a_row_inside_a_running_loop_is_carried_back() -> None:
-    # in a running loop the batch runs on a helper thread's loop; an interrupt must not kill that loop
+    # in a running loop the batch runs on a nested loop; an interrupt must not leave that loop broken
     async def in_a_notebook() -> list[bool | None]:
         with pytest.raises(KeyboardInterrupt):
             sb.scorer(interrupted).score_many(None, range(8), range(8), concurrency=2)
         return [s.correct for s in sb.scorer(asame).score_many(None, ["a"], ["a"])]
 
-    assert asyncio.run(asyncio.wait_for(in_a_notebook(), timeout=10)) == [True]
+    # On a thread of its own, joined with a timeout: a hang fails here. (asyncio.wait_for around it could
+    # never fire: score_many blocks the very loop that would time it out.)
+    result: list[list[bool | None]] = []
+    worker = threading.Thread(target=lambda: result.append(asyncio.run(in_a_notebook())), daemon=True)
+    worker.start()
+    worker.join(timeout=20)
+    assert not worker.is_alive(), "the batch after the interrupt hung"
+    assert result == [[True]]
 
 
 def test_ascore_many_is_the_async_twin() -> None:

@@ -339,3 +339,37 @@ def test_the_fixtures_async_twin_awaits_an_async_scorer(scorebridge_record: Reco
 def test_the_fixture_refuses_a_plain_function(scorebridge_record: Recorder) -> None:
     with pytest.raises(TypeError, match=r"scorebridge_record: scorer must be a scorebridge\.Scorer"):
         scorebridge_record(lambda item, output, label: True, "a", "a")  # type: ignore[arg-type]
+
+
+def test_a_lone_surrogate_in_a_score_is_written_to_the_report_as_a_json_escape(pytester: pytest.Pytester) -> None:
+    # os.fsdecode gives lone surrogates; the report's UTF-8 write once crashed pytest at session end (exit 1)
+    pytester.makepyfile(
+        """
+import os
+import scorebridge as sb
+
+def test_name(scorebridge_record):
+    scorebridge_record(sb.exact(), os.fsdecode(b"caf\\xe9"), "x")
+    scorebridge_record(sb.exact(), "caf\\u00e9", "x")
+"""
+    )
+    result = pytester.runpytest("--scorebridge-report", "scores.jsonl")
+    assert result.ret == pytest.ExitCode.OK
+    lines = (pytester.path / "scores.jsonl").read_bytes().decode("utf-8").splitlines()
+    assert "\\udce9" in lines[0]  # escaped: UTF-8 cannot hold it
+    assert "café" in lines[1]  # other text stays readable
+    assert [json.loads(line)["outcome"] for line in lines] == ["caf\udce9", "café"]
+
+
+def test_a_report_that_cannot_be_written_fails_the_run_and_says_so(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        "import scorebridge as sb\n\ndef test_one(scorebridge_record):\n    scorebridge_record(sb.exact(), 'a', 'a')\n"
+    )
+    pytester.makefile(".txt", blocker="a file, not a folder")
+    result = pytester.runpytest("--scorebridge-report", "blocker.txt/scores.jsonl")
+    result.assert_outcomes(passed=1)
+    assert result.ret == pytest.ExitCode.INTERNAL_ERROR
+    result.stdout.fnmatch_lines(
+        ["ERROR: the report */blocker.txt/scores.jsonl could not be written (1 scores are not in it): *"]
+    )
+    result.stderr.fnmatch_lines(["scorebridge: the report */blocker.txt/scores.jsonl could not be written*"])

@@ -10,7 +10,7 @@ from decimal import Decimal
 from types import MappingProxyType
 from typing import Final
 
-from .values import is_bool, is_missing
+from .values import is_bool, is_missing, shown
 
 __all__ = ["GRADE_WORDS", "grade_value"]
 
@@ -63,5 +63,5 @@ def grade_value(x: object) -> float | None:
         else:
             if math.isfinite(f):
                 return f
-    warnings.warn(f"unrecognised grade {x!r}; treating it as not scored", stacklevel=2)
+    warnings.warn(f"unrecognised grade {shown(x)}; treating it as not scored", stacklevel=2)
     return None

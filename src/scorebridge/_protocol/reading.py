@@ -13,7 +13,7 @@ from typing import Any, Final, NamedTuple
 
 from .record import recorded
 from .score import FAILURE_KINDS, FailureKind, Score, ScorerContractError
-from .values import is_bool, is_missing, is_number, plain_digits
+from .values import MAX_DIGITS, is_bool, is_missing, is_number, plain_digits, shown
 
 __all__ = [
     "ITEM_TEXT_FIELDS",
@@ -49,6 +49,14 @@ class Rejected(NamedTuple):
 
 
 _EMPTY: Final = Rejected("parse_failure", "the output is empty")
+_TOO_LONG: Final = Rejected("parse_failure", f"the output is a number of more than {MAX_DIGITS} digits")
+
+
+def _number_text(x: Any) -> str | Rejected:
+    try:
+        return plain_digits(x)
+    except (ValueError, OverflowError):  # too long to write out, or a Fraction too big for a float
+        return _TOO_LONG
 
 
 def keep(text: str) -> str:
@@ -107,7 +115,7 @@ def _as_text(x: Any) -> str | Rejected:
     if is_missing(x):
         return Rejected("parse_failure", "there is no output")
     if is_number(x):
-        return plain_digits(x)
+        return _number_text(x)
     if isinstance(x, (bytes, bytearray)):
         return Rejected("parse_failure", "the output is bytes, not text; decode it first")
     return Rejected("parse_failure", f"the output is a {type(x).__name__} with no answer or text")
@@ -127,7 +135,7 @@ def presort(scorer: str, output: Any, answers: tuple[str, ...]) -> str | Rejecte
        is the explanation);
     3. it has no text at all (None, NaN or another missing marker, an empty or
        white-space string, bytes, a bool, a list, nothing with an answer or
-       text): "parse_failure";
+       text, a number of more than `MAX_DIGITS` digits): "parse_failure";
     4. its text is NOT_IN_DOCUMENT (any case) and no accepted answer is:
        "not_in_document".
     """
@@ -138,7 +146,7 @@ def presort(scorer: str, output: Any, answers: tuple[str, ...]) -> str | Rejecte
     elif is_missing(output) or is_bool(output) or isinstance(output, (str, bytes, bytearray)):
         text = _as_text(output)
     elif is_number(output):
-        text = plain_digits(output)
+        text = _number_text(output)
     elif isinstance(output, (list, tuple, set, frozenset)):
         text = Rejected("parse_failure", f"the output is a {type(output).__name__}, not text")
     else:
@@ -146,7 +154,7 @@ def presort(scorer: str, output: Any, answers: tuple[str, ...]) -> str | Rejecte
         if kind is not None and not is_missing(kind):  # seed 000: NA means the output reports no failure
             if type(kind) is not str or kind not in FAILURE_KINDS:
                 raise ScorerContractError(
-                    f"{scorer}: the output's failure_kind {kind!r:.80} is not one of {FAILURE_KINDS}"
+                    f"{scorer}: the output's failure_kind {shown(kind)} is not one of {FAILURE_KINDS}"
                 )
             return Rejected(kind, f"the output reported {kind}", reported=True)
         ok = element(output, "ok")
@@ -174,15 +182,16 @@ def accepted_answers(scorer: str, label: Any) -> tuple[str, ...]:
     """The accepted answers of a label, as text; blank ones and missing markers are dropped.
 
     A label is one string, one number (written in plain digits: 100000 accepts
-    "100000", not "1e+05") or a list, tuple or set of them. Anything else is a
-    `ScorerContractError` naming the scorer.
+    "100000", not "1e+05") or a list, tuple or set of them. Anything else,
+    and a number of more than `MAX_DIGITS` digits, is a `ScorerContractError`
+    naming the scorer.
     """
     if type(label) is str:
         return () if not label or label.isspace() else (label,)
     if is_missing(label):
         return ()
     if is_number(label):
-        return (plain_digits(label),)
+        return (_label_number(scorer, label),)
     if isinstance(label, (list, tuple, set, frozenset)):
         answers: list[str] = []
         for x in label:
@@ -190,17 +199,25 @@ def accepted_answers(scorer: str, label: Any) -> tuple[str, ...]:
                 if x and not x.isspace():
                     answers.append(str(x))
             elif is_number(x) and not is_missing(x):
-                answers.append(plain_digits(x))
+                answers.append(_label_number(scorer, x))
             elif not is_missing(x):
                 raise ScorerContractError(
-                    f"{scorer}: a label's accepted answers must be strings or numbers; got {type(x).__name__} {x!r:.80}"
+                    f"{scorer}: a label's accepted answers must be strings or numbers; "
+                    f"got {type(x).__name__} {shown(x)}"
                 )
         return tuple(answers)
     if isinstance(label, str):
         return accepted_answers(scorer, str(label))
     raise ScorerContractError(
-        f"{scorer}: a label must be a string, a number, or a list of them; got {type(label).__name__} {label!r:.80}"
+        f"{scorer}: a label must be a string, a number, or a list of them; got {type(label).__name__} {shown(label)}"
     )
+
+
+def _label_number(scorer: str, x: Any) -> str:
+    try:
+        return plain_digits(x)
+    except (ValueError, OverflowError) as exc:
+        raise ScorerContractError(f"{scorer}: a label's number cannot be read: {exc}") from None
 
 
 ITEM_TEXT_FIELDS: Final = ("input", "question")
@@ -217,6 +234,10 @@ def item_text(item: Any) -> str | None:
     plain digits); else, for a mapping (or a `dspy.Example`) with exactly one
     field, that field when it is text. So `{"question": "Q", "input": "I"}`
     reads "I" for every scorer and adapter.
+
+    Raises ValueError for a number of more than `MAX_DIGITS` digits, and
+    whatever a string subclass's own `__str__` raises: a scorer that reads
+    items turns either into a `ScorerContractError` naming itself.
     """
     if isinstance(item, str):
         return str(item)

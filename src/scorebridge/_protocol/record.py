@@ -9,7 +9,7 @@ from typing import Any, Final
 
 from .grade import grade_value
 from .score import FAILURE_KINDS, FailureKind, Score, ScorerContractError, make_score
-from .values import is_bool, is_missing, is_number, plain_digits
+from .values import is_bool, is_missing, is_number, plain_digits, shown
 
 __all__ = ["record", "recorded"]
 
@@ -39,7 +39,20 @@ def record(name: str, raw: Any, unlabelled: bool) -> Score:
       (`ScorerContractError`);
     - an item with no label (`unlabelled`) is recorded correct None, value None,
       whatever the output, with its failure_kind kept.
+
+    Anything else wrong with what the scorer returned (a field of the wrong
+    type, a mapping or a number whose own methods raise, an outcome number of
+    more than `MAX_DIGITS` digits) is a `ScorerContractError` naming the scorer.
     """
+    try:
+        return _record(name, raw, unlabelled)
+    except ScorerContractError:
+        raise
+    except Exception as exc:  # a returned value whose own methods fail
+        raise ScorerContractError(f"{name}: cannot read what the scorer returned: {shown(exc, 200)}") from exc
+
+
+def _record(name: str, raw: Any, unlabelled: bool) -> Score:
     if type(raw) is dict or isinstance(raw, Mapping):
         extra = raw.keys() - _KEYS
         if extra or "correct" not in raw:
@@ -68,23 +81,26 @@ def record(name: str, raw: Any, unlabelled: bool) -> Score:
 
     if correct is not None and not is_bool(correct):
         if not is_missing(correct):
-            raise ScorerContractError(f"{name}: correct must be True, False or None; got {correct!r:.80}")
+            raise ScorerContractError(f"{name}: correct must be True, False or None; got {shown(correct)}")
         correct = None
     elif correct is not None:
         correct = bool(correct)
     if kind is not None and is_missing(kind):  # NA: no failure
         kind = None
     if kind is not None and (type(kind) is not str or kind not in FAILURE_KINDS):
-        raise ScorerContractError(f"{name}: failure_kind {kind!r:.80} is not one of {FAILURE_KINDS}")
+        raise ScorerContractError(f"{name}: failure_kind {shown(kind)} is not one of {FAILURE_KINDS}")
 
     if value is not None and not _finite(value):
-        raise ScorerContractError(f"{name}: value must be a finite number; got {value!r:.80}")
+        raise ScorerContractError(f"{name}: value must be a finite number; got {shown(value)}")
 
     if outcome is not None and type(outcome) is not str:
         if is_missing(outcome):
             outcome = None
         elif is_number(outcome):
-            outcome = plain_digits(outcome)
+            try:
+                outcome = plain_digits(outcome)
+            except (ValueError, OverflowError) as exc:
+                raise ScorerContractError(f"{name}: the outcome number cannot be read: {exc}") from None
         elif isinstance(outcome, str):
             outcome = str(outcome)
         else:

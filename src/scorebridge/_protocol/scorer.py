@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
+import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Final, overload
@@ -110,8 +112,8 @@ class Scorer:
     Call it as `scorer(item, output, label)` to get a recorded `Score`: whatever
     `fn` returns goes through the recording rules. `fn` may be async; then
     `await scorer.acall(...)` awaits it and a plain call runs it to completion
-    (in this thread's own event loop, or on a helper thread when a loop is
-    already running here). Every scorer has `acall`, `score_many` and
+    (on an event loop of this thread's own, nested when a loop is already
+    running here). Every scorer has `acall`, `score_many` and
     `ascore_many`, whichever kind its `fn` is.
 
     What a scorer is, it says, as set at construction (nothing changes a Scorer
@@ -125,19 +127,27 @@ class Scorer:
       gives it back). The built-ins' factories are their public functions;
     - `recorded`: True when `fn` returns Scores already recorded (the
       built-ins, and the adapters' scorers, which apply the rules themselves
-      through `scorebridge.kit.recorded`), so a call returns what `fn` returns.
+      through `scorebridge.kit.recorded`), so a call returns what `fn` returns;
+    - `fast`: True when `fn` is sync and never waits on anything (it reads
+      and compares text in microseconds: `exact()`, `detect_includes()`,
+      `detect_match()`, `detect_exact()`, `detect_answer()`), so a batch or
+      an event loop may run it inline. Every other sync scorer may block (on
+      a grader model, a regex deadline, your own I/O): `score_many` and
+      `ascore_many` run it in worker threads, and a harness's event loop
+      should run it off the loop.
 
     An exception raised by `fn` propagates unchanged, with a note naming the
     scorer; a `ScorerContractError` names it in its message.
     """
 
-    __slots__ = ("factory", "fn", "is_async", "name", "options", "recorded")
+    __slots__ = ("factory", "fast", "fn", "is_async", "name", "options", "recorded")
 
     name: str
     fn: ScorerFn
     options: Mapping[str, Any]
     factory: Callable[..., Scorer] | None
     recorded: bool
+    fast: bool
     is_async: bool
 
     def __init__(
@@ -148,6 +158,7 @@ class Scorer:
         *,
         factory: Callable[..., Scorer] | None = None,
         recorded: bool = False,
+        fast: bool = False,
     ) -> None:
         if not isinstance(name, str) or not name or name.isspace():
             raise ValueError(f"a scorer needs a name, one non-blank string; got {name!r:.80}")
@@ -159,6 +170,8 @@ class Scorer:
             raise TypeError(f"scorer {name!r}: factory must be callable or None; got {type(factory).__name__}")
         if not isinstance(recorded, bool):
             raise TypeError(f"scorer {name!r}: recorded must be True or False; got {recorded!r:.80}")
+        if not isinstance(fast, bool):
+            raise TypeError(f"scorer {name!r}: fast must be True or False; got {fast!r:.80}")
         _set = object.__setattr__
         _set(self, "name", name)
         _set(self, "fn", fn)
@@ -166,6 +179,9 @@ class Scorer:
         _set(self, "factory", factory)
         _set(self, "recorded", recorded)
         _set(self, "is_async", is_async(fn))
+        if fast and self.is_async:
+            raise ValueError(f"scorer {name!r}: an async fn is awaited, never run inline: it cannot be fast")
+        _set(self, "fast", fast)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"Scorer is immutable; cannot set {name!r}")
@@ -230,7 +246,13 @@ class Scorer:
         return record(self.name, raw, unlabelled)
 
     async def acall(self, item: Any, output: Any, label: Any) -> Score:
-        """Score one output: the async twin of calling the scorer. A sync `fn` runs inline."""
+        """Score one output: the async twin of calling the scorer.
+
+        A sync `fn` runs inline, in the caller's event loop: for a scorer that
+        is not `fast`, which may block, run a plain call off the loop instead
+        (`await asyncio.to_thread(scorer, item, output, label)`), as
+        `ascore_many` does.
+        """
         if self.recorded:
             raw = self.fn(item, output, label)
             return raw if type(raw) is Score else await raw
@@ -256,15 +278,25 @@ class Scorer:
     ) -> list[Score]:
         """Score a batch: one Score per output, in order.
 
-        `items` may be None (no items). With an async `fn`, up to `concurrency`
-        outputs are scored at once, in one event loop, each in a copy of the
-        context; once one raises, no other starts, and the exception propagates
-        when the ones already running have finished.
+        `items` may be None (no items). Up to `concurrency` outputs are scored
+        at once, each row in a copy of the caller's context: an async `fn` in
+        one event loop, a sync `fn` that is not `fast` (it may block on a
+        grader model, a regex deadline, I/O) in `concurrency` worker threads
+        made for the batch. A `fast` scorer, `concurrency=1` and a batch of
+        one row run inline, in order.
+
+        Once a row raises, no other row starts; the rows already running
+        finish, then the exception of the first row (in the batch's order)
+        that raised propagates, with a note naming its row ("at row 3 of the
+        batch", counting from 0). Nothing goes on calling the scorer in the
+        background.
         """
         rows = self._rows(items, outputs, labels, concurrency)
         if self.is_async:
             return _run_sync(self._gather(rows, concurrency))  # type: ignore[no-any-return]
-        return [self(i, o, lab) for i, o, lab in rows]
+        if self.fast or concurrency == 1 or len(rows) <= 1:
+            return self._inline(rows)
+        return self._threaded(rows, concurrency, threading.Event())
 
     async def ascore_many(
         self,
@@ -274,8 +306,24 @@ class Scorer:
         *,
         concurrency: int = DEFAULT_CONCURRENCY,
     ) -> list[Score]:
-        """The async twin of `score_many`."""
-        return await self._gather(self._rows(items, outputs, labels, concurrency), concurrency)
+        """The async twin of `score_many`.
+
+        The event loop is never blocked by the scorer: a sync `fn` that is not
+        `fast` runs in worker threads (with `concurrency=1` too), the loop
+        awaiting them; a `fast` one runs inline, one row per task. When the
+        awaiting task is cancelled, no further row starts.
+        """
+        rows = self._rows(items, outputs, labels, concurrency)
+        if self.is_async or self.fast:
+            return await self._gather(rows, concurrency)
+        import asyncio
+
+        stop = threading.Event()
+        try:
+            return await asyncio.to_thread(self._threaded, rows, concurrency, stop)
+        except asyncio.CancelledError:
+            stop.set()  # the rows running finish in their threads; no other starts
+            raise
 
     def _rows(
         self, items: Iterable[Any] | None, outputs: Iterable[Any], labels: Iterable[Any], concurrency: int
@@ -295,16 +343,65 @@ class Scorer:
             )
         return list(zip(its, outs, labs, strict=True))
 
+    def _inline(self, rows: list[tuple[Any, Any, Any]]) -> list[Score]:
+        scores: list[Score] = []
+        for i, row in enumerate(rows):
+            try:
+                scores.append(self(*row))
+            except BaseException as exc:
+                add_note(exc, _at_row(i))
+                raise
+        return scores
+
+    def _threaded(self, rows: list[tuple[Any, Any, Any]], concurrency: int, stop: threading.Event) -> list[Score]:
+        # `concurrency` threads take the rows in turn (one lock-protected step per row, not a task per row);
+        # once a row raises, or `stop` is set, no row starts.
+        scores: list[Any] = [None] * len(rows)
+        todo = iter(enumerate(rows))
+        lock = threading.Lock()
+        raised: dict[int, BaseException] = {}
+        context = contextvars.copy_context()
+
+        def work() -> None:
+            while True:
+                with lock:
+                    step = None if raised or stop.is_set() else next(todo, None)
+                if step is None:
+                    return
+                i, row = step
+                try:
+                    scores[i] = context.copy().run(self, *row)
+                except BaseException as exc:  # re-raised by the caller, once every row has stopped
+                    with lock:
+                        add_note(exc, _at_row(i))
+                        raised[i] = exc
+
+        threads = [
+            threading.Thread(target=work, name=f"scorebridge-{self.name}-{n}", daemon=True)
+            for n in range(min(concurrency, len(rows)))
+        ]
+        for thread in threads:
+            thread.start()
+        try:
+            for thread in threads:
+                thread.join()
+        except BaseException:  # Ctrl-C while waiting: no row starts; the caller does not wait for the rest
+            stop.set()
+            raise
+        if raised:
+            raise raised[min(raised)]
+        return scores
+
     async def _gather(self, rows: list[tuple[Any, Any, Any]], concurrency: int) -> list[Score]:
         # `concurrency` workers take the rows in turn, each row in a task of its own (so in a fresh copy of the
         # context, as `asyncio.gather` gives), without a wait at a semaphore per row. Once a row raises, no
-        # row starts; the rows already running finish, then the first exception propagates, from here: one
-        # raised in a row's task (KeyboardInterrupt) would stop the event loop with the other rows pending.
+        # row starts; the rows already running finish, then the first row's exception propagates, from here:
+        # one raised in a row's task (KeyboardInterrupt) would stop the event loop with the other rows pending.
         import asyncio
 
         scores: list[Any] = [None] * len(rows)
         todo = iter(enumerate(rows))
-        raised: list[BaseException] = []
+        raised: dict[int, BaseException] = {}
 
         async def one(i: int, row: tuple[Any, Any, Any]) -> None:
             try:
@@ -312,7 +409,8 @@ class Scorer:
             except asyncio.CancelledError:
                 raise
             except BaseException as exc:  # re-raised below, once every row has stopped
-                raised.append(exc)
+                add_note(exc, _at_row(i))
+                raised[i] = exc
 
         async def worker() -> None:
             for i, row in todo:
@@ -322,8 +420,12 @@ class Scorer:
 
         await asyncio.gather(*(worker() for _ in range(min(concurrency, len(rows)))))
         if raised:
-            raise raised[0]
+            raise raised[min(raised)]
         return scores
+
+
+def _at_row(i: int) -> str:
+    return f"at row {i} of the batch (counting from 0)"
 
 
 # --- scorers defined in modules, for the harnesses that find scorers by name -------------

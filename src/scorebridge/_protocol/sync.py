@@ -1,19 +1,29 @@
 """Running a coroutine to completion from synchronous code, without `asyncio.run` per call.
 
-A thread with no running event loop keeps one loop of its own and reuses it, so
-scoring many outputs with an async scorer (or an Inspect AI scorer) does not pay
-for a new loop each time, and DSPy's worker threads each get theirs. A thread
-whose loop is already running (a notebook, an async test) cannot block that loop
-on itself, so the coroutine is handed to a helper thread that owns a loop, and
-the caller waits for the result. Each such thread has a helper of its own: a
-helper whose coroutine makes a plain call again (a sync scorer wrapping an async
-one, inside a notebook) gets a helper in turn, instead of waiting on itself.
+Each thread keeps event loops of its own and reuses them, so scoring many
+outputs with an async scorer (or an Inspect AI scorer) does not pay for a new
+loop each time, and DSPy's worker threads each get theirs. No thread is ever
+started: the coroutine runs in the calling thread.
+
+A thread whose loop is already running (a notebook, an async test, a sync
+scorer called from a coroutine) is blocked in the sync call anyway, so the
+coroutine runs to completion on another loop of this thread, nested: the
+running loop is set aside for the call (`asyncio._set_running_loop`, the hook
+loop implementations use) and put back after it. A nested call that makes a
+plain call again (a sync scorer wrapping an async one) nests one loop deeper,
+instead of waiting on itself. Context variables are the caller's. (Before, the
+coroutine ran on a helper thread per calling thread that was never stopped.)
+
+The loops are closed when their thread ends, and the main thread's when the
+interpreter exits: no `ResourceWarning: unclosed event loop`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import threading
+import weakref
 from collections.abc import Awaitable
 from typing import TypeVar
 
@@ -21,46 +31,67 @@ __all__ = ["run_sync"]
 
 T = TypeVar("T")
 
-_local = threading.local()  # .loop: this thread's own loop; .helper: the loop of its helper thread
+
+class _OwnLoops:
+    """A thread's own event loops, one per nesting depth, closed when the thread ends.
+
+    The thread-local that holds this object is cleared when its thread ends,
+    which closes the loops; `_close_open_loops` closes the rest at exit.
+    """
+
+    __slots__ = ("__weakref__", "loops")
+
+    def __init__(self) -> None:
+        self.loops: list[asyncio.AbstractEventLoop] = []
+        _open.add(self)
+
+    def free(self) -> asyncio.AbstractEventLoop:
+        """A loop of this thread that is not running: the outermost free one, or a new one."""
+        for loop in self.loops:
+            if not loop.is_running() and not loop.is_closed():
+                return loop
+        loop = asyncio.new_event_loop()
+        self.loops.append(loop)
+        return loop
+
+    def close(self) -> None:
+        for loop in self.loops:
+            if not loop.is_closed() and not loop.is_running():
+                loop.close()
+
+    __del__ = close
+
+
+_local = threading.local()  # .own: this thread's _OwnLoops
+_open: weakref.WeakSet[_OwnLoops] = weakref.WeakSet()  # every thread's, for the close at exit
+
+
+@atexit.register
+def _close_open_loops() -> None:
+    # the main thread's loops live until here; a loop running on a daemon thread is left alone
+    for own in list(_open):
+        own.close()
 
 
 async def _await(aw: Awaitable[T]) -> T:
     return await aw
 
 
-def _thread_loop() -> asyncio.AbstractEventLoop:
-    loop: asyncio.AbstractEventLoop | None = getattr(_local, "loop", None)
-    if loop is None or loop.is_closed():
-        loop = asyncio.new_event_loop()
-        _local.loop = loop
-    return loop
-
-
-def _helper() -> asyncio.AbstractEventLoop:
-    loop: asyncio.AbstractEventLoop | None = getattr(_local, "helper", None)
-    if loop is None:
-        loop = asyncio.new_event_loop()
-        threading.Thread(target=loop.run_forever, name="scorebridge-loop", daemon=True).start()
-        _local.helper = loop
-    return loop
-
-
-async def _caught(aw: Awaitable[T]) -> tuple[T | None, BaseException | None]:
-    # A KeyboardInterrupt or SystemExit escaping a coroutine would stop the helper's
-    # loop for good, and every caller waiting on it would hang: carry it back instead.
-    try:
-        return await aw, None
-    except (KeyboardInterrupt, SystemExit) as exc:
-        return None, exc
+def _own_loops() -> _OwnLoops:
+    own: _OwnLoops | None = getattr(_local, "own", None)
+    if own is None:
+        own = _local.own = _OwnLoops()
+    return own
 
 
 def run_sync(aw: Awaitable[T]) -> T:
-    """Wait for `aw` from synchronous code, in this thread's loop or, if it runs, the helper's."""
+    """Wait for `aw` from synchronous code, on an event loop of this thread's own (nested if one runs here)."""
+    loop = _own_loops().free()
+    running = asyncio._get_running_loop()
+    if running is None:
+        return loop.run_until_complete(_await(aw))
+    asyncio._set_running_loop(None)  # run_until_complete refuses to start while a loop runs in this thread
     try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return _thread_loop().run_until_complete(_await(aw))
-    result, interrupt = asyncio.run_coroutine_threadsafe(_caught(aw), _helper()).result()
-    if interrupt is not None:
-        raise interrupt
-    return result  # type: ignore[return-value]
+        return loop.run_until_complete(_await(aw))
+    finally:
+        asyncio._set_running_loop(running)

@@ -32,8 +32,10 @@ option written as text can give: they are not here."""
 def is_builtin(scorer: Scorer) -> bool:
     """True for a scorer made by the `BUILTINS` factory of its name (`exact()`, the `detect_*` scorers).
 
-    Those are fast (they never wait on anything) and can be made again from
-    their options alone.
+    Those can be made again from their options alone. All but `detect_pattern`
+    are `fast` (they never wait on anything); `detect_pattern` may run its
+    regex up to its `timeout`, so it is not: read `scorer.fast` to decide
+    whether a scorer may run inline on an event loop.
     """
     factory = BUILTINS.get(scorer.name)
     return factory is not None and scorer.factory is factory

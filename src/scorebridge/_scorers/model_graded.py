@@ -9,7 +9,6 @@ LM, `scorebridge.testing.FakeGrader` a scripted one for tests.
 from __future__ import annotations
 
 import contextvars
-import math
 import re
 import threading
 from collections.abc import Awaitable, Callable
@@ -19,7 +18,7 @@ from .._protocol.reading import Rejected, accepted_answers, item_text, presort
 from .._protocol.record import recorded
 from .._protocol.score import Score, ScorerContractError
 from .._protocol.scorer import Scorer, is_async
-from .._protocol.values import is_bool, is_number
+from .._protocol.values import seconds as timeout_seconds
 from .grades import compile_grade_pattern, read_verdict
 from .prompts import FACT_TEMPLATE, QA_TEMPLATE, grading_instructions, neutralise, template_fields
 
@@ -92,17 +91,6 @@ async def _call_async(grader: Grader, prompt: str, timeout: float | None) -> Any
         raise _TimedOut from None
 
 
-def _seconds(name: str, timeout: object) -> float | None:
-    if timeout is None:
-        return None
-    if is_bool(timeout) or not is_number(timeout):
-        raise TypeError(f"{name}: timeout must be a number of seconds or None; got {timeout!r:.80}")
-    seconds = float(timeout)  # type: ignore[arg-type]
-    if not 0 < seconds <= 86400 or math.isnan(seconds):
-        raise ValueError(f"{name}: timeout must be more than 0 and at most a day (86400 s); got {timeout!r:.80}")
-    return seconds
-
-
 def _model_graded(
     name: str,
     factory: Callable[..., Scorer],
@@ -125,13 +113,14 @@ def _model_graded(
         raise TypeError(f"{name}: instructions must be a string or None; got {type(instructions).__name__}")
     if not isinstance(partial_credit, bool):
         raise TypeError(f"{name}: partial_credit must be True or False; got {partial_credit!r}")
-    seconds = _seconds(name, timeout)
+    seconds = timeout_seconds(name, timeout, none=True)
     prompt_template = default_template if template is None else template
     fields = template_fields(name, prompt_template, instructions is not None)
     pattern = compile_grade_pattern(name, grade_pattern)
     rules = grading_instructions(partial_credit) if instructions is None else instructions
     guard = template is None
     asks_question = "question" in fields  # an item is read only for a template that shows it
+    shows_rules = "instructions" in fields
 
     def question(item: Any) -> str:
         text = item_text(item)
@@ -174,7 +163,11 @@ def _model_graded(
     def verdict(prompt: str, text: str, reply: Any) -> Score:
         if not isinstance(reply, str):
             return failed(prompt, text, f"the grader returned {type(reply).__name__}, not text", None)
-        if len(rules) >= 20 and rules in reply:  # an echo of the prompt grades nothing
+        # An echo of the prompt grades nothing, whatever grade words the prompt holds (20 of 20 echoes were
+        # once read as "I"): the whole prompt (any template), or the instructions of a template that shows them.
+        if len(prompt) >= 20 and prompt.strip() in reply:
+            return failed(prompt, text, "the reply repeats the prompt", reply)
+        if shows_rules and len(rules) >= 20 and rules in reply:
             return failed(prompt, text, "the reply repeats the prompt's instructions", reply)
         grade = read_verdict(reply, pattern)
         if grade not in _VALUES:
@@ -271,7 +264,7 @@ def model_graded_qa(
 
     The grader's failure is not the output's: a reply with no clear grade (no
     verdict line, a grade followed by prose, two verdicts that disagree, an
-    echo of the prompt's instructions), a reply that is not a string, a
+    echo of the prompt or of its instructions), a reply that is not a string, a
     grader that raises, and a grader that gives no reply within `timeout`
     seconds (default 300; None waits for ever) make the Score unscored
     (correct None, no failure kind) with metadata "grader_failed" saying what

@@ -6,7 +6,6 @@ docs/semantics.md sets every rule beside vitals and Inspect AI.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, Final
@@ -15,7 +14,8 @@ from .._protocol.reading import collapse, fold, keep
 from .._protocol.record import recorded
 from .._protocol.score import Score
 from .._protocol.scorer import Scorer
-from .._protocol.values import is_bool, is_number
+from .._protocol.values import seconds as timeout_seconds
+from . import deadline
 from .detect_compare import NO_LABEL, REMEMBERED, choice, first_hit, flag, listing, short, stripped_form, targets, whole
 from .detect_rules import answer_line, answer_mark, first_word, lone_letter, strip_ends
 from .text import text_scorer
@@ -38,15 +38,6 @@ def _compile(scorer: str, pattern: str, case_sensitive: bool) -> Any:
         raise ValueError(f"{scorer}: the pattern {pattern!r:.200} is not a valid regular expression: {exc}") from exc
 
 
-def _seconds(scorer: str, timeout: object) -> float:
-    if is_bool(timeout) or not is_number(timeout):
-        raise TypeError(f"{scorer}: timeout must be a number of seconds; got {timeout!r:.80}")
-    seconds = float(timeout)  # type: ignore[arg-type]
-    if not 0 < seconds < math.inf:
-        raise ValueError(f"{scorer}: timeout must be a positive, finite number of seconds; got {timeout!r}")
-    return seconds
-
-
 def detect_pattern(pattern: str, case_sensitive: bool = False, all: bool = False, timeout: float = 1.0) -> Scorer:
     """Correct when what `pattern` captures in the output is an accepted answer (vitals).
 
@@ -60,14 +51,22 @@ def detect_pattern(pattern: str, case_sensitive: bool = False, all: bool = False
     that took no part in the match is left out, and a match in which no group
     captured anything is a "parse_failure", as is no match at all.
 
-    The pattern runs on untrusted text for at most `timeout` seconds (default 1):
+    The pattern runs on untrusted text for at most `timeout` seconds of wall-clock
+    time spent searching (default 1; more than 0 and at most a day, 86400):
     one that backtracks catastrophically (`(a+)+$` on 50 000 "a"s and a "!") is
     stopped and recorded as failure kind "error", `metadata["error"]` saying so.
+    The `regex` package's own timeout counts the CPU time of the whole process,
+    so other busy threads would use it up and a slow search could run over it
+    by seconds: a search that does not end within a 50 ms slice in this thread
+    (or a text over 20 000 characters) runs in a child process instead, killed
+    at the deadline; starting it (about 20 ms) is not counted. Where no child
+    process can be started (a frozen application), the package's CPU-time
+    timeout is the fallback. A child process that dies is an "error" too.
 
     Raises at construction: TypeError when `pattern` is not a string, a flag is
     not a bool or `timeout` is not a number; ValueError, naming the pattern, when
-    it is empty or not a valid regular expression, and when `timeout` is not a
-    positive finite number of seconds.
+    it is empty or not a valid regular expression, and when `timeout` is 0 or
+    less, NaN, infinite or more than a day.
 
     Outcome: the deciding group as compared (with `all=False`, the first group
     equal to an accepted answer, else the first group captured; with `all=True`,
@@ -82,7 +81,8 @@ def detect_pattern(pattern: str, case_sensitive: bool = False, all: bool = False
         raise ValueError(f"{name}: the pattern is empty; it would match everywhere and capture nothing")
     flag(name, "case_sensitive", case_sensitive)
     flag(name, "all", all)
-    seconds = _seconds(name, timeout)
+    seconds = timeout_seconds(name, timeout)
+    assert seconds is not None
     compiled = _compile(name, pattern, case_sensitive)
     has_groups = compiled.groups > 0
     see = collapse if case_sensitive else fold
@@ -94,14 +94,18 @@ def detect_pattern(pattern: str, case_sensitive: bool = False, all: bool = False
     def compare(text: str, answers: tuple[str, ...]) -> Score:
         unlabelled = not answers
         try:
-            found = compiled.search(text, timeout=seconds)
-        except TimeoutError:
+            found = deadline.search(compiled, text, seconds)
+        except deadline.TimedOut:
             why = f"the pattern {shown} ran for more than {seconds} s on this output and was stopped"
             return recorded(name, False, None, "error", None, why, timed_out, unlabelled)
+        except deadline.Failed as exc:
+            why = f"the pattern {shown} could not be run on this output: {exc}"
+            return recorded(name, False, None, "error", None, why, {"error": str(exc)}, unlabelled)
         if found is None:
             why = f"the pattern {shown} does not match the output"
             return recorded(name, False, None, "parse_failure", None, why, {"groups": []}, unlabelled)
-        raw = list(found.groups()) if has_groups else [found.group(0)]
+        whole, groups = found
+        raw = list(groups) if has_groups else [whole]
         captured = [see(g) for g in raw if g is not None]
         if not captured:
             why = f"the pattern {shown} matches but none of its groups captured anything"
@@ -121,7 +125,7 @@ def detect_pattern(pattern: str, case_sensitive: bool = False, all: bool = False
         return recorded(name, False, seen, None, None, why, {"groups": raw, "matched": None})
 
     options = {"pattern": pattern, "case_sensitive": case_sensitive, "all": all, "timeout": timeout}
-    return text_scorer(name, compare, options, detect_pattern)
+    return text_scorer(name, compare, options, detect_pattern, fast=False)
 
 
 # --- detect_answer ---------------------------------------------------------------------

@@ -15,13 +15,17 @@ Compare = Callable[[str, tuple[str, ...]], Score]
 """A text scorer's own part: the output's text and the accepted answers (maybe none) to a recorded Score."""
 
 
-def text_scorer(name: str, compare: Compare, options: Mapping[str, Any], factory: Callable[..., Scorer]) -> Scorer:
+def text_scorer(
+    name: str, compare: Compare, options: Mapping[str, Any], factory: Callable[..., Scorer], *, fast: bool = True
+) -> Scorer:
     """A built-in text scorer: the label is read and the output pre-sorted here, `compare` does the rest.
 
     `exact()` and every `detect_*` scorer are made this way, so they read outputs
     and labels alike. An output or label whose own methods raise (an `==` that
     fails, say) is a `ScorerContractError` naming the scorer. `factory` is the
     public function that made the scorer, so it can be made again from `options`.
+    `fast` is False for a comparison that may wait (`detect_pattern`'s regex
+    deadline): see `Scorer.fast`.
     """
 
     def text_fn(item: Any, output: Any, label: Any) -> Score:
@@ -46,4 +50,4 @@ def text_scorer(name: str, compare: Compare, options: Mapping[str, Any], factory
             return text.record(name, not answers)
         return compare(text, answers)  # type: ignore[arg-type]
 
-    return Scorer(name, text_fn, options, factory=factory, recorded=True)
+    return Scorer(name, text_fn, options, factory=factory, recorded=True, fast=fast)

@@ -33,9 +33,11 @@ def cut(value: Any, limit: int = SHOWN) -> str:
 
     A string longer than `limit` keeps its first `limit` characters, then an
     ellipsis and its whole length: `'aaa…'… (5000 chars)`. Anything else is
-    its repr, cut the same way. A repr that raises is named, not raised.
+    its repr, cut the same way. A repr that raises is named, not raised (a
+    `str` subclass is shown as the plain string it holds, its own methods unused).
     """
     if isinstance(value, str):
+        value = str.__str__(value)  # a plain str: a subclass's own __len__ or __repr__ may raise
         if len(value) <= limit:
             return repr(value)
         return f"{value[:limit]!r}… ({len(value)} chars)"

@@ -7,8 +7,15 @@ run that recorded scores. Loading it imports only this module and `_state`
 run that does not pays nothing but a few no-op hook calls.
 
 Under pytest-xdist each worker hands its rows to the controller through
-`config.workeroutput`; the controller merges them as each worker goes down
-(`pytest_testnodedown`), then prints the summary and writes the report.
+`config.workeroutput`, as one JSON text of ASCII only (`_state.pack`: any
+`str` travels, a lone surrogate too); the controller merges them as each
+worker goes down (`pytest_testnodedown`), then prints the summary and writes
+the report.
+
+Scores are never lost silently: a report that cannot be written, or a worker
+whose scores did not arrive, is named at the end of the run (in the
+"scorebridge" section, and on stderr), and a run that would have passed exits
+with status 3 (pytest's "internal error") instead.
 """
 
 from __future__ import annotations
@@ -19,14 +26,17 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ._state import Records, active, pop, push
+from ._state import Records, active, pack, pop, push, unpack
 
 if TYPE_CHECKING:
     from ._recorder import Recorder
 
 MARKER = "scorebridge_cases"
 _RECORDS = pytest.StashKey[Records]()
-_WORKER_KEY = "scorebridge_rows"
+_PROBLEMS = pytest.StashKey[list[str]]()  # scores that were lost, and why: reported at the end
+_LINES = pytest.StashKey[list[str]]()  # the summary, made when the session finishes
+_WORKER_KEY = "scorebridge_rows"  # the worker's rows, packed
+_WORKER_ERROR = "scorebridge_error"  # why a worker could not pack them
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -51,6 +61,7 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"--scorebridge-report: {path} is a folder; give the path of a file")
     records = Records()
     config.stash[_RECORDS] = records
+    config.stash[_PROBLEMS] = []
     push(records)
 
 
@@ -120,34 +131,63 @@ def _is_worker(config: pytest.Config) -> bool:
 def pytest_sessionfinish(session: pytest.Session) -> None:
     config = session.config
     rows = config.stash[_RECORDS].rows
+    problems = config.stash[_PROBLEMS]
     if _is_worker(config):  # the controller merges the rows, then reports
-        config.workeroutput[_WORKER_KEY] = rows  # type: ignore[attr-defined]
+        try:
+            config.workeroutput[_WORKER_KEY] = pack(rows)  # type: ignore[attr-defined]
+        except Exception as exc:  # told to the controller, which fails the run
+            config.workeroutput[_WORKER_ERROR] = f"{len(rows)} scores could not be sent: {exc!r:.300}"  # type: ignore[attr-defined]
         return
+    from ._summary import summary_lines, write_report
+
     path = _report_path(config)
     if path is not None:
-        from ._summary import write_report
+        try:
+            write_report(path, rows)
+        except Exception as exc:
+            problems.append(f"the report {path} could not be written ({len(rows)} scores are not in it): {exc!r:.300}")
+    try:
+        config.stash[_LINES] = summary_lines(rows) if rows else []
+    except Exception as exc:  # made here, not in the terminal summary, so that it can fail the run
+        problems.append(f"the summary of {len(rows)} scores could not be made: {exc!r:.300}")
+    if problems:
+        import sys
 
-        write_report(path, rows)
+        for problem in problems:
+            sys.stderr.write(f"scorebridge: {problem}\n")
+        if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+            session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
 
 
 @pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: called on the controller only
 def pytest_testnodedown(node: Any, error: object) -> None:
-    rows = getattr(node, "workeroutput", {}).get(_WORKER_KEY, ())  # none from a worker that crashed
-    node.config.stash[_RECORDS].rows.extend(rows)
+    config = node.config
+    output = getattr(node, "workeroutput", None) or {}
+    name = getattr(getattr(node, "gateway", None), "id", "a worker")
+    packed = output.get(_WORKER_KEY)
+    if packed is None:  # a worker that crashed, or one that could not pack its rows
+        why = output.get(_WORKER_ERROR) or "it went down without sending them"
+        config.stash[_PROBLEMS].append(f"the scores of the xdist worker {name} are missing: {why}")
+        return
+    try:
+        config.stash[_RECORDS].rows.extend(unpack(packed))
+    except Exception as exc:
+        config.stash[_PROBLEMS].append(f"the scores of the xdist worker {name} could not be read: {exc!r:.300}")
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
     rows = config.stash[_RECORDS].rows
+    problems = config.stash[_PROBLEMS]
     path = _report_path(config)
-    if _is_worker(config) or not (rows or path):
+    if _is_worker(config) or not (rows or path or problems):
         return
     terminalreporter.write_sep("=", "scorebridge")
     if rows:
-        from ._summary import summary_lines
-
-        for line in summary_lines(rows):
+        for line in config.stash.get(_LINES, []):
             terminalreporter.write_line(line)
     else:
         terminalreporter.write_line("no scores recorded")
-    if path is not None:
+    for problem in problems:
+        terminalreporter.write_line(f"ERROR: {problem}", red=True)
+    if path is not None and not any(p.startswith(f"the report {path} ") for p in problems):
         terminalreporter.write_line(f"report: {path} ({len(rows)} scores)")

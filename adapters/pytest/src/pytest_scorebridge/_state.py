@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from scorebridge import Score
 
-__all__ = ["Records", "active", "pop", "push", "safe_repr"]
+__all__ = ["Records", "active", "pack", "pop", "push", "safe_repr", "unpack"]
 
 
 class Records:
@@ -25,8 +25,9 @@ class Records:
     any test), `scorer` (its name), then the Score's fields as
     `Score.as_dict()` gives them, its metadata made JSON-safe (a value JSON
     cannot hold becomes its repr; metadata that JSON cannot write at all, a
-    mapping that holds itself or has tuple keys, becomes `{"repr": ...}`). Plain rows
-    travel from xdist workers to the controller unchanged.
+    mapping that holds itself, nests too deep, has tuple keys or raises,
+    becomes `{"repr": ...}`). Rows travel from xdist workers to the
+    controller as one JSON text (`pack`).
     """
 
     __slots__ = ("current", "rows")
@@ -40,7 +41,7 @@ class Records:
         row: dict[str, Any] = {"nodeid": nodeid, "scorer": scorer, **score.as_dict()}
         try:
             row["metadata"] = json.loads(json.dumps(row["metadata"], default=safe_repr))
-        except (ValueError, TypeError):  # a mapping that holds itself, or keys JSON cannot hold
+        except Exception:  # a mapping that holds itself, nests too deep, has keys JSON cannot hold, or raises
             row["metadata"] = {"repr": safe_repr(row["metadata"])}
         self.rows.append(row)
 
@@ -54,6 +55,24 @@ def safe_repr(value: Any) -> str:
         return repr(value)
     except Exception as exc:
         return f"<{type(value).__name__} whose repr raised {type(exc).__name__}>"
+
+
+def pack(rows: list[dict[str, Any]]) -> str:
+    """The rows as one JSON text of ASCII only, for the trip from an xdist worker to the controller.
+
+    execnet sends a `str` as UTF-8, which cannot hold a lone surrogate (what
+    `os.fsdecode` gives for bytes that are not UTF-8): a row holding one once
+    lost the whole worker's rows. JSON escapes (`\\udc80`) carry any `str`.
+    """
+    return json.dumps(rows, ensure_ascii=True)
+
+
+def unpack(text: str) -> list[dict[str, Any]]:
+    """The rows `pack` made, exactly as they were."""
+    rows = json.loads(text)
+    if not isinstance(rows, list):
+        raise ValueError(f"the scores sent are a {type(rows).__name__}, not a list")
+    return rows
 
 
 _stack: list[Records] = []

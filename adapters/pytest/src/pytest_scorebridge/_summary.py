@@ -10,7 +10,7 @@ from typing import Any
 
 from scorebridge.kit import Summaries, Summary
 
-__all__ = ["summary_lines", "write_report"]
+__all__ = ["report_line", "summary_lines", "write_report"]
 
 
 def summary_lines(rows: Sequence[dict[str, Any]]) -> list[str]:
@@ -31,9 +31,27 @@ def summary_lines(rows: Sequence[dict[str, Any]]) -> list[str]:
     return [f"{head} (each assertion or record counts once)", *table.lines()]
 
 
+def report_line(row: dict[str, Any]) -> bytes:
+    """One row as a line of the JSONL report, in UTF-8.
+
+    Text is written as it is (non-ASCII letters stay readable), but for a row
+    holding a `str` that UTF-8 cannot hold (a lone surrogate): that row is
+    written with JSON escapes (`\\udc80`), which any JSON reader turns back
+    into the same `str`.
+    """
+    line = json.dumps(row, ensure_ascii=False) + "\n"
+    try:
+        return line.encode("utf-8")
+    except UnicodeEncodeError:
+        return (json.dumps(row, ensure_ascii=True) + "\n").encode("ascii")
+
+
 def write_report(path: Path, rows: Sequence[dict[str, Any]]) -> None:
-    """Write `rows` to `path` as JSONL, one score a line (parent folders made; an existing file replaced)."""
+    """Write `rows` to `path` as JSONL, one score a line (parent folders made; an existing file replaced).
+
+    Raises what the file system raises (OSError): the plugin reports it and fails the run.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as f:
+    with path.open("wb") as f:
         for row in rows:
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+            f.write(report_line(row))

@@ -1,0 +1,192 @@
+"""A regular-expression search with a wall-clock deadline: `detect_pattern`'s defence against hostile text.
+
+The `regex` package's own `timeout` counts the CPU time of the whole process
+(C `clock()`), checked every 256 steps of its engine. So it is not the time a
+user waits: other busy threads of the process use up the budget (a 0.51 s
+search was stopped as "more than 1.0 s" while three other threads ran), a
+starved search runs over (3.6 s of wall time for a 1 s timeout), and one step
+of a pattern such as `(\\w+)\\s+(\\w+)` can scan all of a 10 MB text, so 256
+steps between two checks take seconds (7.5 s for a 1 s timeout). Nothing can
+stop a search running in this process from outside.
+
+So a search gets two tries, and the deadline is the wall-clock time spent
+searching (`seconds` in all):
+
+1. On a text of at most `INLINE_CHARS` characters, in this thread, with the
+   package's timeout set to `INLINE_CPU` seconds (capped by `seconds`). Nearly
+   every search of a model's output ends here, in microseconds; the GIL is
+   released while it runs. A text this short bounds the overrun between two
+   of the engine's checks to milliseconds.
+2. Otherwise (a longer text, or a search that needed more than the first
+   try's slice), in a child process (`python -I -S`, importing only `regex`),
+   which is killed when the rest of the wall-clock budget runs out. Starting
+   it (about 20 ms) is not counted; the search itself is, from when the text
+   is handed over. Other threads of this process neither slow it down nor
+   use up its budget.
+
+Where no child process can be started (no `sys.executable` that is Python, a
+frozen application, a platform without processes), the second try runs in
+this process with the package's CPU-time timeout: the documented fallback.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from typing import Any, Final
+
+__all__ = ["INLINE_CHARS", "INLINE_CPU", "Failed", "Found", "TimedOut", "search"]
+
+INLINE_CHARS: Final = 20_000
+"""The longest text searched in this process first."""
+
+INLINE_CPU: Final = 0.05
+"""The CPU seconds (of the whole process: the package's unit) the first try may take."""
+
+_STARTUP: Final = 30.0  # seconds a child process may take to start before it is given up
+_CHILDREN: Final = threading.BoundedSemaphore(64)  # child processes searching at once, at most
+
+Found = tuple[str, tuple[str | None, ...]] | None
+"""What a search found: the whole match and its groups, or None for no match."""
+
+
+class TimedOut(Exception):
+    """The search was stopped at its deadline."""
+
+
+class Failed(Exception):
+    """The search's child process died or could not be read (its message says why)."""
+
+
+class _NoChild(Exception):
+    """No child process can search here: search in this process instead."""
+
+
+# The child's program: it says it is ready, reads (pattern, flags, text, CPU backstop), searches and
+# writes what it found. The backstop stops an orphan whose parent died; the parent kills it sooner.
+_PROGRAM: Final = """
+import marshal, sys
+sys.path.insert(0, sys.argv[1])
+import regex
+out = sys.stdout.buffer
+out.write(b"R")
+out.flush()
+pattern, flags, text, backstop = marshal.loads(sys.stdin.buffer.read())
+try:
+    m = regex.compile(pattern, flags).search(text, timeout=backstop)
+    reply = ("found", None if m is None else (m.group(0), m.groups()))
+except TimeoutError:
+    reply = ("timeout", None)
+except BaseException as exc:
+    reply = ("error", repr(exc)[:300])
+out.write(marshal.dumps(reply))
+out.flush()
+"""
+
+
+def _found(match: Any) -> Found:
+    return None if match is None else (match.group(0), match.groups())
+
+
+def search(compiled: Any, text: str, seconds: float) -> Found:
+    """`compiled.search(text)`, stopped after `seconds` of wall-clock searching (see the module).
+
+    Raises `TimedOut` at the deadline, `Failed` when the child process died.
+    """
+    start = time.monotonic()
+    if len(text) <= INLINE_CHARS:
+        try:
+            return _found(compiled.search(text, timeout=min(seconds, INLINE_CPU)))
+        except TimeoutError:
+            pass
+    remaining = seconds - (time.monotonic() - start)
+    if remaining <= 0:
+        raise TimedOut
+    try:
+        return _in_child(compiled, text, remaining)
+    except _NoChild:
+        try:
+            return _found(compiled.search(text, timeout=remaining))
+        except TimeoutError:
+            raise TimedOut from None
+
+
+def _python() -> str | None:
+    """The Python to start a child with, or None when there is none (a frozen or embedded application)."""
+    exe = sys.executable
+    if not exe or getattr(sys, "frozen", False):
+        return None
+    name = os.path.basename(exe).lower()
+    return exe if name.startswith(("python", "pypy")) else None
+
+
+def _in_child(compiled: Any, text: str, budget: float) -> Found:
+    exe = _python()
+    if exe is None:
+        raise _NoChild
+    import regex
+
+    with _CHILDREN:
+        try:
+            child = subprocess.Popen(
+                [exe, "-I", "-S", "-c", _PROGRAM, os.path.dirname(os.path.dirname(regex.__file__))],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                creationflags=getattr(subprocess, "CREATE_NO_WINDOW", 0),
+            )
+        except OSError:
+            raise _NoChild from None
+        try:
+            return _ask(child, compiled, text, budget)
+        finally:
+            if child.poll() is None:
+                child.kill()
+            child.wait()
+            for pipe in (child.stdin, child.stdout):
+                if pipe is not None and not pipe.closed:
+                    pipe.close()
+
+
+def _ask(child: subprocess.Popen[bytes], compiled: Any, text: str, budget: float) -> Found:
+    stdin, stdout = child.stdin, child.stdout
+    assert stdin is not None and stdout is not None
+    replies: queue.SimpleQueue[bytes] = queue.SimpleQueue()
+
+    def read() -> None:  # a thread reads, so the wait has a wall-clock timeout on every platform
+        try:
+            replies.put(stdout.read(1))
+            replies.put(stdout.read())
+        except (OSError, ValueError):  # killed, or its pipe closed
+            replies.put(b"")
+            replies.put(b"")
+
+    threading.Thread(target=read, name="scorebridge-regex-child", daemon=True).start()
+    try:
+        ready = replies.get(timeout=_STARTUP)
+    except queue.Empty:
+        raise _NoChild from None
+    if ready != b"R":
+        raise _NoChild  # it could not start (no regex there, say)
+    try:
+        stdin.write(marshal.dumps((compiled.pattern, compiled.flags, text, max(2 * budget, 1.0))))
+        stdin.close()
+        reply = replies.get(timeout=budget)
+    except queue.Empty:
+        raise TimedOut from None
+    except OSError as exc:
+        raise Failed(f"the search's process stopped: {exc!r:.200}") from None
+    try:
+        kind, value = marshal.loads(reply)
+    except (EOFError, ValueError, TypeError):
+        raise Failed(f"the search's process died (exit status {child.poll()})") from None
+    if kind == "timeout":
+        raise TimedOut
+    if kind == "error":
+        raise Failed(f"the search raised {value}")
+    return value  # type: ignore[no-any-return]
