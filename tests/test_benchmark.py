@@ -490,3 +490,11 @@ def test_importing_scorebridge_leaves_the_progress_bar_and_the_cli_unimported() 
     code = "import sys, scorebridge; print(sorted(m for m in ('tqdm', 'argparse', 'csv') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_a_mean_value_outside_zero_to_one_has_no_interval_but_an_accuracy() -> None:
+    # A scorer on a scale of its own (0 to 5): the Wilson interval of a proportion does not apply, and it
+    # raised "successes must be between 0 and 1" from inside the summary.
+    five = sb.scorer(lambda item, output, label: {"correct": True, "value": 5.0}, name="five")
+    summary = sb.benchmark({"x": upper}, ITEMS, LABELS, scorer=five).summary()["x"]
+    assert (summary.accuracy, summary.interval) == (5.0, None)

@@ -155,8 +155,10 @@ class NativeCalls(Generic[N]):
 
 
 def run_sync(aw: Awaitable[T]) -> T:
-    """Wait for `aw` from sync code: in this thread's own event loop, or, when a loop is already running
-    here (a notebook, an async test), on a helper thread. asyncio is imported on the first call."""
+    """Wait for `aw` from sync code, in this thread: on an event loop of the thread's own, kept for the next
+    call; when a loop is already running here (a notebook, an async test), on another loop of the thread,
+    nested, with the running one set aside for the call. No thread is started; the loops are closed when
+    their thread ends. asyncio is imported on the first call."""
     from ._protocol.sync import run_sync as run
 
     return run(aw)

@@ -435,7 +435,6 @@ def _deep(depth: int) -> Any:
 
 HOSTILE: dict[str, Any] = {
     "a field name that is not a string": lambda: ({1: "q", "question": "q"}, "Paris", "Paris"),
-    "a label nested 100000 deep": lambda: ("q", "Paris", _deep(100_000)),
     "a 5000-digit output": lambda: ("q", 10**5000, "Paris"),
     "an output whose failure_kind's repr raises": lambda: ("q", {"failure_kind": _Hostile()}, "Paris"),
     "an example item whose label field's == raises": lambda: (clock_item(_Hostile()), "3", "3"),
@@ -453,6 +452,16 @@ def test_hostile_input_is_recorded_as_an_error_with_on_error_record(case: str) -
     score = from_dspy(answer_exact_match, on_error="record")(*HOSTILE[case]())
     assert (score.correct, score.failure_kind) == (False, "error")
     assert score.explanation is not None and score.explanation.startswith("the scorer could not read its input: ")
+
+
+def test_a_label_nested_deep_reaches_the_metric_whose_own_error_names_it() -> None:
+    # A label nested 100,000 deep raised RecursionError in scorebridge's own reading; it is read now, and what
+    # the metric makes of it is the metric's: answer_exact_match raises TypeError, noted with its name.
+    with pytest.raises(TypeError) as caught:
+        from_dspy(answer_exact_match)("q", "Paris", _deep(100_000))
+    assert "raised inside the DSPy metric 'answer_exact_match'" in caught.value.__notes__
+    recorded = from_dspy(answer_exact_match, on_error="record")("q", "Paris", _deep(100_000))
+    assert (recorded.failure_kind, recorded.metadata["error"]) == ("error", "TypeError")
 
 
 def test_a_recorded_error_cuts_a_huge_exception_message() -> None:

@@ -124,8 +124,11 @@ def test_feedback_off_gives_gepa_the_value() -> None:
 
 
 def test_the_metric_binds_five_positional_arguments_as_gepa_checks() -> None:
-    inspect.signature(to_dspy(EXACT)).bind(None, None, None, None, None)
-    dspy.GEPA(metric=to_dspy(EXACT), max_metric_calls=1, instruction_proposer=lambda **kw: {})
+    # GEPA refuses, at construction, a metric that cannot take (gold, pred, trace, pred_name, pred_trace).
+    metric = to_dspy(EXACT)
+    bound = inspect.signature(metric).bind(None, None, None, None, None)
+    assert list(bound.arguments) == ["gold", "pred", "trace", "pred_name", "pred_trace"]
+    assert dspy.GEPA(metric=metric, max_metric_calls=1, instruction_proposer=lambda **kw: {}).metric_fn is metric
 
 
 # The output

@@ -17,7 +17,6 @@ from .._protocol.score import FailureKind, Score
 from .._protocol.scorer import Scorer, add_note, is_async
 from .._protocol.sync import run_sync
 from .._protocol.values import label_is_missing
-from .._scorers.builtins import is_fast
 from .._scorers.exact import exact
 from .records import BenchmarkRecord, is_budget_stop, json_safe
 from .result import BenchmarkResult
@@ -125,7 +124,7 @@ class _Run:
         self.is_async = [is_async(fn) for fn in self.fns]
         self.scorer = scorer
         # a sync scorer that may block (a grader model, a regex, a function of yours) runs off the event loop
-        self.scorer_inline = scorer.is_async or is_fast(scorer)
+        self.scorer_inline = scorer.is_async or scorer.fast
         self.runs = runs
         self.concurrency = concurrency
         self.progress = progress

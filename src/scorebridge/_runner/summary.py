@@ -9,7 +9,8 @@ beside `Evaluate`) and Ray all count with `Summary.of`, so they count alike:
 - `accuracy`: the mean value of the scored Scores (1 correct, 0 wrong, partial
   credit its value), so the same number as Inspect AI's `accuracy()` and as
   DSPy's `Evaluate` over the labelled rows; None when nothing was scored;
-- `interval`: its 95% Wilson score interval (None when nothing was scored);
+- `interval`: its 95% Wilson score interval (None when nothing was scored, or when
+  the mean value is not between 0 and 1: a scorer on a scale of its own);
 - `unscored`: rows minus scored (no label, or a grader that failed);
 - `failure_kinds`: per failure kind, the scored Scores recorded wrong for that
   reason. An unscored Score keeps its failure kind, but is counted once, as
@@ -139,8 +140,9 @@ class Summary(NamedTuple):
 
 
 def _interval(total: float, scored: int) -> tuple[float, float] | None:
-    # With partial credit the mean value is read as a proportion of `scored` trials.
-    return wilson_interval(total, scored) if scored else None
+    # With partial credit the mean value is read as a proportion of `scored` trials. A mean outside [0, 1] (a
+    # scorer on a scale of its own, 0 to 5, say) is no proportion: it has no Wilson interval.
+    return wilson_interval(total, scored) if scored and 0 <= total <= scored else None
 
 
 class Summaries:

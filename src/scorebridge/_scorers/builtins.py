@@ -11,7 +11,7 @@ from .detect import detect_exact, detect_includes, detect_match
 from .exact import exact
 from .pattern import detect_answer, detect_pattern
 
-__all__ = ["BUILTINS", "is_builtin", "is_fast", "rebuild"]
+__all__ = ["BUILTINS", "is_builtin", "rebuild"]
 
 BUILTINS: Final[Mapping[str, Callable[..., Scorer]]] = MappingProxyType(
     {
@@ -39,15 +39,6 @@ def is_builtin(scorer: Scorer) -> bool:
     """
     factory = BUILTINS.get(scorer.name)
     return factory is not None and scorer.factory is factory
-
-
-_MAY_RUN_LONG: Final = frozenset({"detect_pattern"})  # a regex may run until its timeout
-
-
-def is_fast(scorer: Scorer) -> bool:
-    """True for a built-in that never waits and never runs long (exact and the detect scorers, but
-    detect_pattern): a harness may call it inline on its event loop. Any other sync scorer may block."""
-    return is_builtin(scorer) and scorer.name not in _MAY_RUN_LONG
 
 
 def rebuild(name: str, options: Mapping[str, Any]) -> Scorer:

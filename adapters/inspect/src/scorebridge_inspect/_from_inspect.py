@@ -348,8 +348,9 @@ def from_inspect(
     `on_error="record"`: then it is wrapped like any Inspect scorer.
 
     The Scorer's fn is async: `acall`/`ascore_many` await it, a plain call
-    or `score_many` runs it in this thread's own event loop (one loop per
-    thread, reused; a helper thread when a loop is already running here).
+    or `score_many` runs it in this thread's own event loop (kept and
+    reused; a loop of the thread nested for the call when one is already
+    running here: `scorebridge.kit.run_sync`).
     """
     if not callable(inspect_scorer):
         raise TypeError(f"from_inspect: expected an Inspect AI scorer; got {type(inspect_scorer).__name__}")

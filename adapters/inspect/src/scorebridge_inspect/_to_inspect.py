@@ -33,7 +33,6 @@ StateReader = Callable[[TaskState], Any]
 _BUDGET_STOPS: Final = frozenset({"max_tokens", "model_length"})
 _REPLACED_BY_BUDGET_STOP: Final = frozenset({"wrong", "parse_failure"})
 
-_ALWAYS_FAST: Final = frozenset({"exact", "detect_includes", "detect_match", "detect_exact", "detect_answer"})
 """The built-ins that never wait and take microseconds on any text: run inline on Inspect's event loop.
 `detect_pattern` is not one: a user's pattern may backtrack until its timeout (1 s by default)."""
 
@@ -82,11 +81,13 @@ def score_fn(
 ) -> Scorer:
     """The async `(state, target) -> Score` function that runs `scorer` inside Inspect AI.
 
-    A built-in that is always fast (`_ALWAYS_FAST`: it never waits, and takes
-    microseconds on any text) is called inline, and its Inspect Score is built
-    without validation (`inspect_score(trusted=True)`); the default item, the
-    input text, is not read for it: the built-ins compare the output with the
-    label and never read the item.
+    A `fast` scorer (`Scorer.fast`: it never waits, and takes microseconds on
+    any text) is called inline on Inspect's loop. A fast built-in (exact and
+    the detect scorers but detect_pattern) is called at its function directly
+    and its Inspect Score is built without validation
+    (`inspect_score(trusted=True)`); the default item, the input text, is not
+    read for it: the built-ins compare the output with the label and never
+    read the item.
 
     An async scorer is awaited on Inspect's event loop (`acall`). Any other sync
     scorer (your own, `from_dspy`, a model-graded scorer with a sync grader,
@@ -100,15 +101,15 @@ def score_fn(
     The function says what it was made from: its `scorebridge_origin` attribute
     (`_native.Origin`), which `from_inspect` reads to give the scorer back.
     """
-    inline = is_builtin(scorer) and scorer.name in _ALWAYS_FAST and not scorer.is_async
-    in_thread = not scorer.is_async and not inline
+    trusted = scorer.fast and is_builtin(scorer)  # a built-in's Score is valid by construction; it reads no item
+    in_thread = not scorer.is_async and not scorer.fast
     fn, acall = scorer.fn, scorer.acall
     default_item, default_output = item is _input_text, output is _completion
 
     async def score(state: TaskState, target: Target) -> Score:
         label = _label(target)
         try:
-            if inline:
+            if trusted:
                 result = fn(
                     None if default_item else item(state),
                     state.output.completion if default_output else output(state),
@@ -120,7 +121,7 @@ def score_fn(
                 try:
                     if in_thread:
                         result = await anyio.to_thread.run_sync(scorer, i, o, label)
-                    else:
+                    else:  # async, awaited here; or fast, called inline
                         result = await acall(i, o, label)
                 finally:
                     NATIVE.drop(token)
@@ -138,7 +139,7 @@ def score_fn(
             result = recorded(
                 scorer.name, False, result.outcome, "budget_stop", result.value, result.explanation, result.metadata
             )
-        return inspect_score(result, inline)
+        return inspect_score(result, trusted)
 
     setattr(score, ORIGIN, Origin(scorer, on_error))
     return score
