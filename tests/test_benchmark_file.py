@@ -275,3 +275,26 @@ def test_the_out_file_is_closed_and_unlocked_after_a_scorer_raises(tmp_path: Pat
         sb.benchmark({"x": upper}, ["a"], [{"not": "a label"}], out=out)
     assert len(sb.benchmark({"x": upper}, ["a"], ["A"], out=out)) == 1  # not "being written by another process"
     assert os.path.getsize(out) > 0
+
+
+def test_a_bad_label_is_refused_before_any_arm_runs() -> None:
+    # The arms used to be called (and paid for) before the scorer refused a label, and the error named no row.
+    calls: list[str] = []
+
+    def arm(item: str) -> str:
+        calls.append(item)
+        return item.upper()
+
+    labels: list[Any] = [*LABELS[:4], {"not": "a label"}, LABELS[5]]
+    with pytest.raises(sb.ScorerContractError, match="a label must be") as caught:
+        sb.benchmark({"x": arm}, ITEMS, labels, concurrency=4)
+    assert calls == []
+    assert "the label of item 4 (index 4); no arm was run" in caught.value.__notes__
+
+
+def test_a_scorer_of_your_own_reads_its_own_labels_so_none_is_checked_first() -> None:
+    def any_label(item: Any, output: Any, label: Any) -> bool:
+        return isinstance(label, dict)
+
+    result = sb.benchmark({"x": upper}, ["a"], [{"any": "shape"}], scorer=sb.scorer(any_label))
+    assert result.records[0].correct is True

@@ -72,11 +72,9 @@ def note_scorer(exc: BaseException, name: str) -> None:
 _MISSING: Final = object()
 
 
-def _remade(
-    name: str, fn: ScorerFn, options: dict[str, Any], factory: Callable[..., Scorer] | None, recorded: bool
-) -> Scorer:
+def _remade(name: str, fn: ScorerFn, options: dict[str, Any], made_with: dict[str, Any]) -> Scorer:
     """A pickled Scorer made again from its fields (`Scorer.__reduce__`)."""
-    return Scorer(name, fn, options, factory=factory, recorded=recorded)
+    return Scorer(name, fn, options, **made_with)
 
 
 def _remade_by(factory: Callable[..., Scorer], options: dict[str, Any]) -> Scorer:
@@ -134,13 +132,18 @@ class Scorer:
       an event loop may run it inline. Every other sync scorer may block (on
       a grader model, a regex deadline, your own I/O): `score_many` and
       `ascore_many` run it in worker threads, and a harness's event loop
-      should run it off the loop.
+      should run it off the loop;
+    - `check_label`: a function of a label that raises `ScorerContractError`
+      (naming the scorer) when the scorer cannot read it, or None when any
+      label is the function's to judge. `benchmark()` checks every label with
+      it before any arm runs, so a typo in the labels costs no model call. The
+      built-ins read labels with `scorebridge.kit.accepted_answers`.
 
     An exception raised by `fn` propagates unchanged, with a note naming the
     scorer; a `ScorerContractError` names it in its message.
     """
 
-    __slots__ = ("factory", "fast", "fn", "is_async", "name", "options", "recorded")
+    __slots__ = ("check_label", "factory", "fast", "fn", "is_async", "name", "options", "recorded")
 
     name: str
     fn: ScorerFn
@@ -148,6 +151,7 @@ class Scorer:
     factory: Callable[..., Scorer] | None
     recorded: bool
     fast: bool
+    check_label: Callable[[Any], object] | None
     is_async: bool
 
     def __init__(
@@ -159,6 +163,7 @@ class Scorer:
         factory: Callable[..., Scorer] | None = None,
         recorded: bool = False,
         fast: bool = False,
+        check_label: Callable[[Any], object] | None = None,
     ) -> None:
         if not isinstance(name, str) or not name or name.isspace():
             raise ValueError(f"a scorer needs a name, one non-blank string; got {name!r:.80}")
@@ -172,6 +177,8 @@ class Scorer:
             raise TypeError(f"scorer {name!r}: recorded must be True or False; got {recorded!r:.80}")
         if not isinstance(fast, bool):
             raise TypeError(f"scorer {name!r}: fast must be True or False; got {fast!r:.80}")
+        if check_label is not None and not callable(check_label):
+            raise TypeError(f"scorer {name!r}: check_label must be callable or None; got {type(check_label).__name__}")
         _set = object.__setattr__
         _set(self, "name", name)
         _set(self, "fn", fn)
@@ -182,6 +189,7 @@ class Scorer:
         if fast and self.is_async:
             raise ValueError(f"scorer {name!r}: an async fn is awaited, never run inline: it cannot be fast")
         _set(self, "fast", fast)
+        _set(self, "check_label", check_label)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"Scorer is immutable; cannot set {name!r}")
@@ -204,7 +212,8 @@ class Scorer:
 
         if is_builtin(self):
             return (_remade_by, (self.factory, dict(self.options)))
-        return (_remade, (self.name, self.fn, dict(self.options), self.factory, self.recorded))
+        made_with = {"factory": self.factory, "recorded": self.recorded, "fast": self.fast}
+        return (_remade, (self.name, self.fn, dict(self.options), {**made_with, "check_label": self.check_label}))
 
     def __repr__(self) -> str:
         if self.options:

@@ -118,6 +118,7 @@ class _Run:
             ids = [self._json_id(k) for k in ids]
         self.ids = ids
         self.labels = self._aligned(labels)
+        self._check_labels(scorer)
 
         self.names = list(arms)
         self.fns = list(arms.values())
@@ -161,6 +162,18 @@ class _Run:
                 raise ValueError(f"benchmark: {len(self.ids)} items but {len(labels)} labels")
             return list(labels)
         raise TypeError(f"benchmark: labels must be a sequence or a mapping by item id; got {type(labels).__name__}")
+
+    def _check_labels(self, scorer: Scorer) -> None:
+        """Every label read as the scorer reads it (`Scorer.check_label`), before any arm runs (and is paid)."""
+        check = scorer.check_label
+        if check is None:
+            return
+        for i, label in enumerate(self.labels):
+            try:
+                check(label)
+            except Exception as exc:
+                add_note(exc, f"the label of item {self.ids[i]!r} (index {i}); no arm was run")
+                raise
 
     @property
     def loop_free(self) -> bool:
@@ -449,6 +462,10 @@ def benchmark(
             another scorer, or other options, is refused (a ValueError naming
             both), and so is a file another process is writing (a RuntimeError:
             one writer per file, see docs/benchmark.md).
+
+    Every label is read as the scorer reads it (`Scorer.check_label`) before
+    any arm runs: a label the scorer cannot read is a `ScorerContractError`,
+    with a note naming the item, and no arm has been called (or paid for).
 
     An arm that raises an `Exception` is recorded with failure kind "error"
     (or "budget_stop" for `BudgetExceeded`, see there) and its `error` text;

@@ -9,6 +9,7 @@ LM, `scorebridge.testing.FakeGrader` a scripted one for tests.
 from __future__ import annotations
 
 import contextvars
+import functools
 import re
 import threading
 from collections.abc import Awaitable, Callable
@@ -213,7 +214,9 @@ def _model_graded(
         "partial_credit": partial_credit,
         "timeout": timeout,
     }
-    return Scorer(name, fn, options, factory=factory, recorded=True)
+    return Scorer(
+        name, fn, options, factory=factory, recorded=True, check_label=functools.partial(accepted_answers, name)
+    )
 
 
 def model_graded_qa(

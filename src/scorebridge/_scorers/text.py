@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -50,4 +51,12 @@ def text_scorer(
             return text.record(name, not answers)
         return compare(text, answers)  # type: ignore[arg-type]
 
-    return Scorer(name, text_fn, options, factory=factory, recorded=True, fast=fast)
+    return Scorer(
+        name,
+        text_fn,
+        options,
+        factory=factory,
+        recorded=True,
+        fast=fast,
+        check_label=functools.partial(accepted_answers, name),
+    )

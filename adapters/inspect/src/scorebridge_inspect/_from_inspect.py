@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Mapping
@@ -387,4 +388,5 @@ def from_inspect(
     if model is not None:
         options["model"] = str(ModelName(model))
     call = InspectCall(inspect_scorer, name, model, number)
-    return sb.Scorer(name, call, options, recorded=True)  # its Scores are recorded: `_read_score`
+    # its Scores are recorded (`_read_score`); its label is read as the built-ins read one, for the Target
+    return sb.Scorer(name, call, options, recorded=True, check_label=functools.partial(accepted_answers, name))
