@@ -100,6 +100,13 @@ def test_the_ray_engine_is_imported_by_no_core_module_and_imports_only_the_ray_a
     assert adapters == {ALLOWED[path]}
 
 
+def test_the_example_adapter_of_the_docs_imports_only_public_names() -> None:
+    # docs/adapters.md says an adapter needs nothing but scorebridge.kit: its example must show it.
+    example = ROOT / "examples" / "scorebridge_tally.py"
+    assert [name for name in _imports(example) if name.startswith("scorebridge._")] == []
+    assert "scorebridge.kit" in _imports(example)
+
+
 def test_the_check_sees_a_private_import(tmp_path: Path) -> None:
     # The test above would pass on code it cannot read: make sure an added arrow is seen.
     sample = tmp_path / "sample.py"
