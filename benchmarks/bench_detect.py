@@ -17,7 +17,7 @@ Inspect AI's per call. Speed is never asserted in tests; it is measured here.
     uv run python benchmarks/bench_detect.py deadline
 
 measures `detect_pattern`'s deadline instead, in wall-clock seconds (the
-hardening issue's bars): catastrophic searches with `timeout=1` alone and with
+hardening bars): catastrophic searches with `timeout=1` alone and with
 three busy threads (pure Python ones, and ones hashing without the GIL, which
 use CPU time of this process in parallel), a legitimate search of about 0.5 s
 under the same load (it must not be recorded "error"), and 32 catastrophic

@@ -44,7 +44,7 @@ exact = sb.exact()
 
 
 def _within_1pct(item: Any, output: Any, label: Any) -> dict[str, Any]:
-    # Seed 000's own example of a custom scorer: a number within 1% of the label.
+    # The hr package's own example of a custom scorer: a number within 1% of the label.
     try:
         x = float(str(output).replace(",", ""))
     except ValueError:

@@ -119,7 +119,7 @@ def test_a_budget_stop_attribute_that_is_not_true_is_an_error() -> None:
 
 
 def test_an_arm_error_on_an_unlabelled_item_is_unscored_with_its_kind_kept() -> None:
-    # Seed 000: "an item with no label: every run on it is recorded NA, with its failure_kind kept."
+    # The hr package's protocol: "an item with no label: every run on it is recorded NA, with its failure_kind kept."
     def broken(item: str) -> str:
         raise ValueError("no")
 

@@ -13,7 +13,7 @@ import pytest
 from scorebridge._cli.main import UsageError, main
 from scorebridge._cli.options import read_options
 
-# What a user types after -S, and what the scorer must receive (the examples first).
+# What a user types after -S, and what the scorer must receive (the ones users type most first).
 TYPED: list[tuple[str, Any]] = [
     ("a=True", True),
     ("a=yes", True),

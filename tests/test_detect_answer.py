@@ -1,4 +1,4 @@
-"""`detect_answer()`: seed 002's "ANSWER:" scorer, reading the last one."""
+"""`detect_answer()`: vitals' "ANSWER:" scorer, reading the last one."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ line = sb.detect_answer()
 word = sb.detect_answer("word")
 letter = sb.detect_answer("letter")
 
-# Seed 002: "detect_answer(): Scorer for model output that precedes answers with
+# vitals' documentation: "detect_answer(): Scorer for model output that precedes answers with
 # "ANSWER: ". Can extract letters, words, or the remainder of the line." "format:
 # What to extract after "ANSWER:": "letter", "word", or "line". Defaults to "line"."
 

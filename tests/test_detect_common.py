@@ -35,7 +35,7 @@ each = pytest.mark.parametrize("d", DETECTORS, ids=str)
 
 
 # --- labels ----------------------------------------------------------------------
-# Seed 000: "A label may hold several accepted answers; matching any one is correct."
+# The hr package's protocol: "A label may hold several accepted answers; matching any one is correct."
 # An item with no label (None, NaN, "", white space) is recorded unscored.
 
 
@@ -107,7 +107,7 @@ def test_not_in_document_is_an_answer_when_the_label_accepts_it(d: Detector) -> 
 @each
 def test_failure_kind_of_na_means_no_failure(d: Detector) -> None:
     # Found by the hypothesis test: pandas' NA as a failure_kind element crashed the pre-sorting.
-    # Seed 000: failure_kind is "NA when the output was correct".
+    # The hr package's protocol: failure_kind is "NA when the output was correct".
     pd = pytest.importorskip("pandas")
     assert d.scorer(None, {"failure_kind": pd.NA, "text": d.say("Paris")}, "Paris").grade == "C"
 

@@ -1,4 +1,4 @@
-"""`detect_exact()`: seed 002's normalised exact comparison, numbers kept whole."""
+"""`detect_exact()`: vitals' normalised exact comparison, numbers kept whole."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ def grade(output: str, label: object, scorer: sb.Scorer = exact) -> str:
     return scorer(None, output, label).grade
 
 
-# Seed 002: "detect_exact(): Scorer which will normalize the text of the answer and
+# vitals' documentation: "detect_exact(): Scorer which will normalize the text of the answer and
 # target(s) and perform an exact matching comparison of the text. This scorer will
 # return CORRECT when the answer is an exact match to one or more targets."
 
@@ -162,9 +162,12 @@ def _drop_punctuation_one_character_at_a_time(text: str) -> str:
 
 
 NUMBERY = st.text(alphabet=st.sampled_from("0123456789٣,.-\u2212:/ a_é$€…(-)COVID"), max_size=40)
+# Characters this Python's Unicode database knows: the `regex` package follows a newer Unicode, so a symbol
+# assigned since (U+1CC00, Unicode 16, unassigned to Python 3.11) is punctuation to one and not the other.
+KNOWN = st.text(alphabet=st.characters(exclude_categories=("Cn", "Cs")), max_size=40)
 
 
 @settings(max_examples=500)
-@given(st.one_of(NUMBERY, st.text(max_size=40)))
+@given(st.one_of(NUMBERY, KNOWN))
 def test_drop_punctuation_in_one_pass_is_the_rule_read_character_by_character(text: str) -> None:
     assert drop_punctuation(text) == _drop_punctuation_one_character_at_a_time(text)

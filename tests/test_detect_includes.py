@@ -1,4 +1,4 @@
-"""`detect_includes()`: seed 002's substring scorer, with numbers kept whole."""
+"""`detect_includes()`: vitals' substring scorer, with numbers kept whole."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ def grade(output: str, label: object, scorer: sb.Scorer = includes) -> str:
     return scorer(None, output, label).grade
 
 
-# Seed 002: "detect_includes(): Determine whether the target from the sample appears
+# vitals' documentation: "detect_includes(): Determine whether the target from the sample appears
 # anywhere inside the model output. Can be case sensitive or insensitive (defaults
 # to the latter)."
 

@@ -1,4 +1,4 @@
-"""`detect_match()`: seed 002's begin/end/any/exact scorer, white space, case and punctuation ignored."""
+"""`detect_match()`: vitals' begin/end/any/exact scorer, white space, case and punctuation ignored."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ def grade(output: str, label: object, location: str = "end", case_sensitive: boo
     return sb.detect_match(location, case_sensitive)(None, output, label).grade
 
 
-# Seed 002: "detect_match(): Determine whether the target from the sample appears at
+# vitals' documentation: "detect_match(): Determine whether the target from the sample appears at
 # the beginning or end of model output (defaults to looking at the end). Has options
 # for ignoring case, white-space, and punctuation (all are ignored by default)."
 
@@ -36,7 +36,7 @@ def test_any_location_reads_anywhere() -> None:
 
 
 def test_punctuation_at_the_end_is_ignored() -> None:
-    # The seed ignores punctuation; vitals' code only trims white space and says I here.
+    # vitals' documentation ignores punctuation; vitals' code only trims white space and says I here.
     assert grade("The capital is Paris.", "paris") == "C"
 
 

@@ -1,4 +1,4 @@
-"""`detect_pattern()`: seed 002's regex scorer, bounded in time on hostile text."""
+"""`detect_pattern()`: vitals' regex scorer, bounded in time on hostile text."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import scorebridge as sb
 
 number = sb.detect_pattern(r"(\d+)")
 
-# Seed 002: "detect_pattern(): Extract matches of a pattern from the model response and
+# vitals' documentation: "detect_pattern(): Extract matches of a pattern from the model response and
 # determine whether those matches also appear in target." "all: Logical: for multiple
 # captures, whether all must match."
 

@@ -1,4 +1,4 @@
-"""The 25 vitals test cases (V1-V25 of reference/r_packages.md section 1.11), one row each.
+"""The 25 vitals test cases (V1-V25: the cases of vitals' own detect tests), one row each.
 
 Every row runs our scorer on vitals' inputs. Where we deliberately differ from
 vitals, the row says so and gives both results; docs/semantics.md explains why.

@@ -1,4 +1,4 @@
-"""`exact()`, seed 000's `hr_scorer_exact`: text extraction, labels, folding and pre-sorting."""
+"""`exact()`, the hr package's `hr_scorer_exact`: text extraction, labels, folding and pre-sorting."""
 
 from __future__ import annotations
 
@@ -216,7 +216,7 @@ def test_unlabelled_item_records_what_it_saw() -> None:
 
 
 def test_failure_kind_element_of_none_or_nan_means_no_failure() -> None:
-    # Seed 000: failure_kind is "NA when the output was correct".
+    # The hr package's protocol: failure_kind is "NA when the output was correct".
     assert exact(None, {"answer": "Paris", "failure_kind": float("nan")}, "Paris").correct is True
 
 

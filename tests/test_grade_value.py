@@ -1,4 +1,4 @@
-"""`grade_value`, seed 004: "numbers are kept, TRUE/FALSE become 1/0, and "C"/"correct"/"pass",
+"""`grade_value`, dsprrr's grade mapping: "numbers are kept, TRUE/FALSE become 1/0, and "C"/"correct"/"pass",
 "I"/"incorrect"/"fail" and "P"/"partial" become 1, 0 and 0.5. Anything else gives NA with a warning."
 """
 

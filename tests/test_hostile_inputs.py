@@ -257,7 +257,7 @@ _HYPOTHESIS = settings(
 _ROLES = st.sampled_from(["item", "output", "label"])
 
 KNOWN: list[tuple[str, Any]] = [
-    # the cases the issue found, in every role: each once crashed an entry point or took seconds
+    # the cases found by probing, in every role: each once crashed an entry point or took seconds
     *((role, value) for role in ("item", "output", "label") for value in (10**5000, Decimal("1e1000000"))),
     ("label", Decimal("1e-1000000")),
     *((role, deep_list(5_000)) for role in ("item", "output", "label")),

@@ -295,7 +295,7 @@ def test_partial_grade_counts_half_with_partial_credit() -> None:
 
 
 def test_partial_grade_is_incorrect_without_partial_credit() -> None:
-    # The issue: "P counts only with partial_credit=True (else it is I)".
+    # The rule: "P counts only with partial_credit=True (else it is I)".
     score = graded("GRADE: P")
     assert (score.value, score.grade, score.correct, score.failure_kind) == (0.0, "I", False, "wrong")
     assert score.metadata["grade"] == "P"

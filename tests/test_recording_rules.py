@@ -1,4 +1,4 @@
-"""Seed 000's recording rules, one test each.
+"""The recording rules of the hr package's protocol, one test each.
 
 "A wrong output whose failure_kind is NA is recorded as "wrong". An output with a
 failure_kind is counted wrong, so a correct of NA beside one is recorded as FALSE,

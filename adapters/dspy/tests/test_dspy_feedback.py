@@ -15,7 +15,7 @@ def test_a_wrong_output_shows_what_was_answered_and_expected() -> None:
 
 
 def test_a_refusal_names_its_kind_and_the_explanation() -> None:
-    # The issue's own example of feedback a reflection model can act on.
+    # An example of feedback a reflection model can act on.
     score = Score(False, None, "refusal", explanation="the answer refused")
     assert feedback_text(score, "Paris") == "refusal: the answer refused; expected 'Paris'"
 

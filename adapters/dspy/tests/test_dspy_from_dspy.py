@@ -208,7 +208,7 @@ def test_label_field_given_wins_over_the_item() -> None:
     assert (calls[0][0].when, calls[0][1].when) == ("3", "3")
 
 
-# Seed 000's pre-sorting: "an output with a failure_kind is wrong" for that reason, before any comparison.
+# The protocol's pre-sorting: "an output with a failure_kind is wrong" for that reason, before any comparison.
 # review: from_dspy skipped it, so these outputs made answer_exact_match raise a TypeError from inside DSPy,
 # where exact() and from_inspect(match()) record "refusal" and "error".
 

@@ -60,7 +60,7 @@ def test_evaluate_gets_partial_credit_unchanged() -> None:
     ("grade", "value"), [(True, 1.0), (False, 0.0), ("C", 1.0), ("pass", 1.0), ("I", 0.0), ("P", 0.5), (0.75, 0.75)]
 )
 def test_grades_become_numbers_as_seed_004_converts_them(grade: Any, value: float) -> None:
-    # Seed 004: "numbers are kept, TRUE/FALSE become 1/0, and "C"/"correct"/"pass",
+    # dsprrr's `as_dsprrr_metric`: "numbers are kept, TRUE/FALSE become 1/0, and "C"/"correct"/"pass",
     # "I"/"incorrect"/"fail" and "P"/"partial" become 1, 0 and 0.5."
     graded = sb.scorer(lambda item, output, label: grade, "graded")
     got = to_dspy(graded)(gold(), pred())
@@ -68,7 +68,7 @@ def test_grades_become_numbers_as_seed_004_converts_them(grade: Any, value: floa
 
 
 def test_the_seed_004_example_scores_one() -> None:
-    # Seed 004: exact_match <- function(samples) list(score = as.numeric(result == target));
+    # dsprrr's `as_dsprrr_metric`: exact_match <- function(samples) list(score = as.numeric(result == target));
     # metric("yes", data.frame(input = "Continue?", target = "yes")) #> 1
     exact_match = sb.scorer(lambda item, output, label: float(output == label), "exact_match")
     example = dspy.Example(input="Continue?", target="yes").with_inputs("input")

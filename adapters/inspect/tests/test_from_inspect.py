@@ -167,7 +167,7 @@ def test_choice_with_several_correct_answers() -> None:
 
 
 def test_choice_no_answer_with_a_reason_is_wrong_for_that_reason() -> None:
-    # Inspect's N + no_response: seed 000 counts an output with a failure_kind as wrong
+    # Inspect's N + no_response: the recording rules count an output with a failure_kind as wrong
     s = from_inspect(choice())({"input": "q", "choices": ["a", "b"]}, "", "A")
     assert (s.correct, s.failure_kind, s.value) == (False, "parse_failure", 0.0)
 
@@ -482,7 +482,7 @@ def test_output_reporting_its_own_failure_is_not_sent_to_the_scorer(output: Any,
         ("C", True, 1.0),
         ("I", False, 0.0),
         ("P", False, 0.5),
-        ("c", True, 1.0),  # seed 004 reads grade words in any case (Inspect's value_to_float does not)
+        ("c", True, 1.0),  # dsprrr's grade mapping reads grade words in any case (Inspect's value_to_float does not)
         (True, True, 1.0),
         (False, False, 0.0),
         (1, True, 1.0),
@@ -504,7 +504,7 @@ def test_value_the_mapping_does_not_know_is_unscored_with_a_warning(value: Any) 
     assert (s.correct, s.value) == (None, None)
 
 
-# Where seed 004's grade mapping (ours) and Inspect's value_to_float read a value differently: the rows of
+# Where dsprrr's grade mapping (ours) and Inspect's value_to_float read a value differently: the rows of
 # docs/inspect.md's table, each checked on both sides so the table cannot drift from either.
 
 
@@ -572,7 +572,7 @@ def test_no_answer_with_an_instrument_reason_is_unscored() -> None:
 
 
 def test_no_answer_with_a_refusal_is_wrong_for_that_reason() -> None:
-    # Inspect's metrics count N as 0; seed 000 counts an output with a failure kind wrong
+    # Inspect's metrics count N as 0; the recording rules count an output with a failure kind wrong
     s = from_inspect(returning(value="N", reason="refusal"))("q", "x", "x")
     assert (s.correct, s.failure_kind, s.value) == (False, "refusal", 0.0)
 
@@ -601,7 +601,7 @@ def test_scorer_returning_something_else_than_a_score_names_it() -> None:
 
 
 def test_infinite_value_is_a_contract_error_naming_the_scorer() -> None:
-    # Inspect's Score takes any float; a scorebridge value is finite (seed 000), never a silent inf in the mean
+    # Inspect's Score takes any float; a scorebridge value is finite, never a silent inf in the mean
     with pytest.raises(sb.ScorerContractError, match="value must be a finite number; got inf"):
         from_inspect(returning(value=float("inf")))("q", "x", "x")
 

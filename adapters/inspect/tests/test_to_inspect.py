@@ -30,7 +30,7 @@ def model_output(content: str) -> ModelOutput:
 
 
 def fixed(**fields: Any) -> sb.Scorer:
-    """A scorebridge scorer that returns the seed's mapping `fields` whatever it is given."""
+    """A scorebridge scorer that returns the protocol's mapping `fields` whatever it is given."""
     return sb.scorer(lambda item, output, label: dict(fields), name="fixed")
 
 
@@ -64,7 +64,7 @@ def test_metrics_argument_replaces_the_defaults() -> None:
 
 
 # Inspect's registry maps a name to the last factory registered under it, and eval-retry and `inspect score`
-# rebuild a scorer by name with the options in the log (reference/inspect_ai.md, "Lambdas and closures").
+# rebuild a scorer by name with the options in the log.
 
 
 def test_rebuilding_by_name_with_other_options_makes_that_builtin_again(make_state: Callable[..., TaskState]) -> None:
@@ -256,7 +256,7 @@ def test_empty_target_is_unscored(make_state: Callable[..., TaskState]) -> None:
 
 
 def test_unscored_keeps_the_failure_kind_and_its_reason(make_state: Callable[..., TaskState]) -> None:
-    # seed 000: an item with no label is recorded NA, with its failure_kind kept
+    # the recording rules: an item with no label is recorded NA, with its failure_kind kept
     score = run(to_inspect(sb.exact()), make_state(""), "")
     assert math.isnan(score.value)  # type: ignore[arg-type]
     assert (score.reason, score.metadata) == ("invalid_response_format", {"failure_kind": "parse_failure"})

@@ -28,7 +28,7 @@ def records() -> Iterator[Records]:
 
 
 def _within_1pct(item: Any, output: Any, label: Any) -> dict[str, Any]:
-    # Seed 000's own example of a scorer: a number within 1% of the label.
+    # The hr package's own example of a scorer: a number within 1% of the label.
     try:
         x = float(output)
     except (TypeError, ValueError):
@@ -87,7 +87,7 @@ def test_the_item_is_shown_when_one_is_given() -> None:
 
 
 def test_an_item_with_no_label_fails_as_not_scored() -> None:
-    # Seed 000: "an item with no label: every run on it is recorded NA" -- not a pass.
+    # The hr package's protocol: "an item with no label: every run on it is recorded NA" -- not a pass.
     message = _fails(assert_scored, sb.exact(), "Paris", None)
     assert message.splitlines()[0] == "exact: not scored: the item has no label"
 

@@ -22,12 +22,15 @@ from scorebridge_ray import score_dataset, score_of
 
 
 @sb.scorer
-def slow_match(item: Any, output: Any, label: Any, *, folder: str = "", pause: float = 0.0) -> bool:
-    """Whether the output is the label; leaves a file named after its process id in `folder`, then pauses."""
+def slow_match(item: Any, output: Any, label: Any, *, folder: str = "", pause: float = 0.0, gate: str = "") -> bool:
+    """Whether the output is the label; leaves a file named after its process id in `folder`, waits for the
+    file `gate` to exist (when given), then pauses."""
     mark = os.path.join(folder, str(os.getpid()))
     if folder and not os.path.exists(mark):
         with open(mark, "w", encoding="utf-8"):
             pass
+    while gate and not os.path.exists(gate):
+        time.sleep(0.01)
     time.sleep(pause)
     return bool(output == label)
 
@@ -60,7 +63,10 @@ def wait_for(condition: Any, seconds: float) -> bool:
 def test_killing_an_actor_mid_run_loses_and_repeats_no_row(tmp_path: Path) -> None:
     rows = [{"id": i, "output": str(i % 7), "label": "3"} for i in range(2000)]
     ds = ray.data.from_items(rows, override_num_blocks=20)
-    slow = slow_match.with_options(folder=str(tmp_path), pause=0.002)  # ~4 s of scoring on two actors
+    marks, gate = tmp_path / "marks", tmp_path / "gate"
+    marks.mkdir()
+    # Both actors start scoring, then wait at the gate: one is killed mid-call, for sure, then the gate opens.
+    slow = slow_match.with_options(folder=str(marks), pause=0.001, gate=str(gate))
     result: dict[str, Any] = {}
 
     def consume() -> None:
@@ -72,14 +78,14 @@ def test_killing_an_actor_mid_run_loses_and_repeats_no_row(tmp_path: Path) -> No
     consumer = threading.Thread(target=consume)
     consumer.start()
     try:
-        assert wait_for(lambda: len(os.listdir(tmp_path)) >= 2, 120), "the two actors never started scoring"
-        time.sleep(0.5)  # both are scoring now
+        assert wait_for(lambda: len(os.listdir(marks)) >= 2, 120), "the two actors never started scoring"
         running = consumer.is_alive()
-        victim = int(sorted(os.listdir(tmp_path))[0])
+        victim = int(sorted(os.listdir(marks))[0])
         os.kill(victim, signal.SIGKILL)
     finally:
+        gate.touch()
         consumer.join(300)
-    assert running, "the run ended before an actor was killed: make it longer"
+    assert running, "the run ended before an actor was killed"
     assert "error" not in result, result.get("error")
     got = result["rows"]
     assert sorted(row["id"] for row in got) == list(range(len(rows)))  # every row, once
@@ -87,7 +93,7 @@ def test_killing_an_actor_mid_run_loses_and_repeats_no_row(tmp_path: Path) -> No
     assert [score_of(row) for row in sorted(got, key=lambda row: row["id"])] == [
         right if row["output"] == "3" else wrong for row in rows
     ]
-    assert len(os.listdir(tmp_path)) >= 3, "Ray never replaced the killed actor"
+    assert len(os.listdir(marks)) >= 3, "Ray never replaced the killed actor"
 
 
 @pytest.mark.skipif(

@@ -1,4 +1,4 @@
-"""The grade mapping of seed 004 (dsprrr's `as_dsprrr_metric`): any grade to a number."""
+"""The grade mapping of dsprrr's `as_dsprrr_metric`: any grade to a number."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ GRADE_WORDS: Final[Mapping[str, float]] = MappingProxyType(
 
 
 def grade_value(x: object) -> float | None:
-    """Read a grade as a number, the way seed 004 converts vitals grades.
+    """Read a grade as a number, the way dsprrr's `as_dsprrr_metric` converts vitals grades.
 
     - Numbers are kept (as floats): ints, floats, numpy numbers, Decimal, Fraction.
       NaN is the "not scored" marker and gives None without a warning.

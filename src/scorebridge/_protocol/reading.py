@@ -70,7 +70,7 @@ def collapse(text: str) -> str:
 
 
 def fold(text: str) -> str:
-    """Seed 000's normalisation: `collapse`d and case folded."""
+    """The hr package's normalisation: `collapse`d and case folded."""
     return " ".join(text.split()).casefold()
 
 
@@ -122,7 +122,7 @@ def _as_text(x: Any) -> str | Rejected:
 
 
 def presort(scorer: str, output: Any, answers: tuple[str, ...]) -> str | Rejected:
-    """The text of an output, or why it is not an answer (seed 000's pre-sorting).
+    """The text of an output, or why it is not an answer (the protocol's pre-sorting).
 
     The text is the output itself when it is one string (a number is written in
     plain digits); else its `answer` element, else its `text` element (mapping
@@ -151,7 +151,7 @@ def presort(scorer: str, output: Any, answers: tuple[str, ...]) -> str | Rejecte
         text = Rejected("parse_failure", f"the output is a {type(output).__name__}, not text")
     else:
         kind = element(output, "failure_kind")
-        if kind is not None and not is_missing(kind):  # seed 000: NA means the output reports no failure
+        if kind is not None and not is_missing(kind):  # NA: the output reports no failure (the hr package's protocol)
             if type(kind) is not str or kind not in FAILURE_KINDS:
                 raise ScorerContractError(
                     f"{scorer}: the output's failure_kind {shown(kind)} is not one of {FAILURE_KINDS}"

@@ -1,4 +1,4 @@
-"""Seed 000's recording rules: what a scorer function returned, made into a `Score`."""
+"""The recording rules of the hr package's protocol: what a scorer function returned, made into a `Score`."""
 
 from __future__ import annotations
 
@@ -28,10 +28,10 @@ def _finite(value: Any) -> bool:
 def record(name: str, raw: Any, unlabelled: bool) -> Score:
     """Apply the recording rules to what the scorer `name` returned.
 
-    `raw` is the seed's mapping (`correct`, `outcome`, `failure_kind`, and
+    `raw` is the protocol's mapping (`correct`, `outcome`, `failure_kind`, and
     optionally `value`, `explanation`, `metadata`), a `Score`, or a bare grade
     (a bool, a number, or a grade word read by `grade_value`; correct when it
-    is worth at least 1). The rules, exactly as seed 000 says them:
+    is worth at least 1). The rules, exactly as the hr package's protocol says them:
 
     - a wrong output with no failure_kind is recorded "wrong";
     - an output with a failure_kind is wrong: a correct of None beside one
@@ -122,7 +122,7 @@ def recorded(
     metadata: Mapping[str, Any] | None = None,
     unlabelled: bool = False,
 ) -> Score:
-    """The recording rules of seed 000, on fields already of the right types.
+    """The recording rules of the hr package's protocol, on fields already of the right types.
 
     `record` calls this after reading a scorer's return value; the built-in
     scorers call it directly. `value` defaults to 1.0 or 0.0 from `correct`.

@@ -9,7 +9,7 @@ from typing import Any, Final, Literal, final
 __all__ = ["FAILURE_KINDS", "FailureKind", "Grade", "Score", "ScorerContractError", "make_score", "metadata_dict"]
 
 FailureKind = Literal["parse_failure", "refusal", "not_in_document", "wrong", "budget_stop", "error"]
-"""Why a wrong output was wrong. Seed 000 names these six and no others."""
+"""Why a wrong output was wrong. The hr package's protocol names these six and no others."""
 
 FAILURE_KINDS: Final[tuple[FailureKind, ...]] = (
     "parse_failure",

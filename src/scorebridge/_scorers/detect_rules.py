@@ -180,6 +180,9 @@ def drop_punctuation(text: str) -> str:
     One pass of a regular expression (the `regex` package's Unicode classes
     P* and S*, letters and decimal digits), in linear time: a 10 MB text
     takes tens of milliseconds (a loop over its characters took seconds).
+    The `regex` package may follow a newer Unicode than this Python: a
+    character assigned since (unknown to `unicodedata`) may be read as
+    punctuation here and not by `is_punctuation`.
     """
     if text.isascii():
         dropped = text.translate(_DROP_ASCII)

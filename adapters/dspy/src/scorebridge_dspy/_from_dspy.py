@@ -60,7 +60,7 @@ def from_dspy(
 
     An output that reports its own failure (neither a string nor a Prediction,
     with a `failure_kind` element or `ok` False) is recorded wrong for that
-    reason without calling the metric (seed 000's pre-sorting, as `exact()`
+    reason without calling the metric (the protocol's pre-sorting, as `exact()`
     does); one with no text (None, say) is left to the metric.
 
     An item with no label is not scored, so the metric is not called. A metric

@@ -370,7 +370,7 @@ class MetricCall(_Shared):
         if not isinstance(output, (str, Prediction)):
             rejected = presort(self.name, output, ())
             if type(rejected) is Rejected and rejected.reported:
-                # seed 000's pre-sorting: the output says it failed, so the metric is not asked (what its
+                # the protocol's pre-sorting: the output says it failed, so the metric is not asked (what its
                 # text shows, no text or NOT_IN_DOCUMENT, is the metric's to judge)
                 return rejected.record(self.name, unlabelled)
         native = NATIVE.native(item, output, label)

@@ -161,7 +161,8 @@ def _state(
 def _number(value: Any) -> float | None:
     if isinstance(value, str) and value == NOANSWER:
         return None
-    return grade_value(value)  # seed 004: C/I/P and the words, numbers, bools; NaN -> None; else None + warning
+    # dsprrr's grade mapping: C/I/P and the words, numbers, bools; NaN -> None; else None and a warning
+    return grade_value(value)
 
 
 def _is_numeric(value: Any) -> bool:
@@ -206,7 +207,7 @@ def _read_score(name: str, result: Score | None, threshold: float, unlabelled: b
         if value is None and (result.value != NOANSWER or kind == "error"):
             # NaN is Inspect's "unscored" and stays so, whatever its reason (kept below); so does
             # an N that the instrument caused (grader_failed, scoring_failed). An N whose reason
-            # says the model failed (no_response, refusal) is wrong for that reason (seed 000),
+            # says the model failed (no_response, refusal) is wrong for that reason (the recording rules),
             # and Inspect's own metrics count it 0.
             kind = None
         correct = None if value is None else passed
@@ -311,7 +312,7 @@ def from_inspect(
       Inspect `ModelOutput` is used as it is, with its stop reason and
       logprobs); messages = the input and the reply. An output that reports
       its own failure_kind, or has `ok` False, is recorded wrong for that
-      reason without calling the Inspect scorer (seed 000's pre-sorting); one
+      reason without calling the Inspect scorer (the protocol's pre-sorting); one
       with no text is scored as "";
     - Target: the label's accepted answers as text (a list for several,
       numbers in plain digits, blanks dropped); no label gives Target("")
@@ -322,7 +323,7 @@ def from_inspect(
     scorer; an exception inside the Inspect scorer propagates unchanged, with
     a note naming it.
 
-    The Inspect Score is read back: value by seed 004's grade mapping
+    The Inspect Score is read back: value by dsprrr's grade mapping
     (C/I/P to 1/0/0.5, numbers kept, bools 1/0), "N" and NaN unscored, a
     value the mapping does not know (a dict, "yes") unscored with a
     warning; answer = outcome; explanation and metadata kept. A None result
@@ -334,7 +335,7 @@ def from_inspect(
     another scale than 0..1). A wrong Score's reason gives its failure
     kind (`_reasons`: invalid_response_format/no_response -> parse_failure,
     refusal -> refusal, scoring_failed/grader_failed -> error, none ->
-    wrong); by seed 000 a kind makes the Score wrong, so an "N" or NaN with
+    wrong); by the recording rules a kind makes the Score wrong, so an "N" or NaN with
     such a reason (a grader that failed) is wrong with that kind. A reason
     the kind would not give back is kept in metadata["inspect_reason"], for
     `to_inspect`. A Score written by `to_inspect` carries

@@ -1,4 +1,4 @@
-"""The two examples of seed 000 (`hr_scorer_exact` and the `within_1pct` scorer), verbatim."""
+"""The two examples of the hr package's scorer documentation (`hr_scorer_exact`, `within_1pct`), verbatim."""
 
 from __future__ import annotations
 
