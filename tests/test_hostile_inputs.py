@@ -89,6 +89,7 @@ class Entry:
     call: Callable[[Any, Any, Any], Any]  # (item, output, label) -> Score(s)
     assertion: bool = False  # the pytest plugin's assertions: an AssertionError is their verdict
     after: Callable[[], None] | None = None  # checks run after the timed call (the plugin's report)
+    wraps: bool = False  # it wraps a harness's scorer: that scorer's own exception may pass, noted
 
 
 def _plain(s: sb.Scorer) -> Callable[[Any, Any, Any], Any]:
@@ -146,7 +147,38 @@ def _entries() -> list[Entry]:
     return entries
 
 
-ENTRIES = _entries()
+def _adapter_entries() -> list[Entry]:
+    """The reverse adapters: an Inspect AI scorer and a DSPy metric brought in, where the harness is installed.
+
+    Their reading of the item, output and label is scorebridge's, and held to the same rule; what the
+    wrapped scorer or metric raises of its own (answer_exact_match's TypeError on a number) passes with
+    a note naming it, but for `on_error="record"`, which never raises.
+    """
+    entries: list[Entry] = []
+    try:
+        from inspect_ai.scorer import includes, match
+
+        from scorebridge_inspect import from_inspect
+    except ImportError:  # Python 3.10: no Inspect AI
+        pass
+    else:
+        for made in (from_inspect(match()), from_inspect(includes())):
+            entries.append(Entry(f"from_inspect({made.name}())", made.name, _plain(made), wraps=True))
+    try:
+        from dspy.evaluate import answer_exact_match
+
+        from scorebridge_dspy import from_dspy
+    except ImportError:
+        pass
+    else:
+        raising = from_dspy(answer_exact_match)
+        recording = from_dspy(answer_exact_match, on_error="record")
+        entries.append(Entry("from_dspy(answer_exact_match)", raising.name, _plain(raising), wraps=True))
+        entries.append(Entry("from_dspy(answer_exact_match, on_error='record')", recording.name, _plain(recording)))
+    return entries
+
+
+ENTRIES = _entries() + _adapter_entries()
 
 
 # --- the pytest plugin's entry points: assertions and the recorder, into records of their own -----------
@@ -231,9 +263,10 @@ def _check(entry: Entry, role: str, value: Any) -> None:
             raise
         kind = "AssertionError (the assertion's verdict)"
     except Exception as exc:
-        if entry.scorer not in OWN_EXCEPTIONS:
+        if entry.scorer not in OWN_EXCEPTIONS and not entry.wraps:
             raise
-        assert f"raised inside the scorer {entry.scorer!r}" in getattr(exc, "__notes__", ()), exc
+        notes = getattr(exc, "__notes__", ())
+        assert any(note.startswith("raised inside the") for note in notes), exc  # the scorer (or metric) named
         kind = f"{type(exc).__name__} (its own, noted)"
     else:
         scores = result if isinstance(result, list) else [result]
