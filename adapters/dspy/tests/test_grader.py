@@ -26,7 +26,11 @@ def test_dspy_grader_is_sync_so_the_scorer_is_sync() -> None:
 
 
 def test_dspy_grader_scores_through_model_graded_qa() -> None:
-    lm = DummyLM([{"reply": "GRADE: C"}, {"reply": "GRADE: I"}])
+    # Replies keyed by the answer in the prompt: score_many grades a sync grader's rows on worker threads,
+    # so the order of the calls is not the order of the rows.
+    lm = DummyLM(
+        {"<answer>\nParis\n</answer>": {"reply": "GRADE: C"}, "<answer>\nLyon\n</answer>": {"reply": "GRADE: I"}}
+    )
     scores = sb.model_graded_qa(dspy_grader(lm)).score_many(None, ["Paris", "Lyon"], ["Paris", "Paris"])
     assert [s.grade for s in scores] == ["C", "I"]
 
