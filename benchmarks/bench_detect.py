@@ -11,7 +11,7 @@ Per call, on the same outputs and labels, in one run:
   (building them is the harness's cost, not the scorer's);
 - bare: the few lines of plain Python that do vitals' comparison, no Score.
 
-Prints nanoseconds per call and the ratios. The bar (issue 3): ours faster than
+Prints nanoseconds per call and the ratios. The bar: ours faster than
 Inspect AI's per call. Speed is never asserted in tests; it is measured here.
 
     uv run python benchmarks/bench_detect.py deadline
@@ -37,6 +37,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import scorebridge as sb
+from scorebridge._scorers.deadline import bounded_work, longest_unguarded, searcher
 
 OUTPUTS = [
     "The capital of France is Paris.",
@@ -56,8 +57,12 @@ VITALS_LINE = re.compile(r"ANSWER:\s*(.+)$")
 NUMBER = re.compile(r"(\d+)")
 
 
-def rows() -> list[tuple[str, str]]:
-    return [(o, lab) for o in OUTPUTS for lab in LABELS]
+REASONED = ["Let me work through this one step at a time before I answer. " * 4 + o for o in OUTPUTS]
+"""The outputs after about 250 characters of reasoning: longer than a pattern of three repeats searches unguarded."""
+
+
+def rows(outputs: list[str] = OUTPUTS) -> list[tuple[str, str]]:
+    return [(o, lab) for o in outputs for lab in LABELS]
 
 
 def bare_includes(o: str, t: str) -> bool:
@@ -107,12 +112,22 @@ def inspect_pairs() -> list[tuple[str, sb.Scorer, Any, Callable[[str, str], bool
     ]
 
 
-async def measure() -> list[tuple[str, float, float, float, float]]:
+def guarded_pairs() -> list[tuple[str, sb.Scorer, Any, Callable[[str, str], bool]]]:
+    """A pattern of three repeats, on outputs it searches with the regex package's timeout set (`REASONED`)."""
+    from inspect_ai.scorer import pattern
+
+    vitals = r"ANSWER\s*:\s*(.+)$"
+    return [(f"detect_pattern(r'{vitals}')", sb.detect_pattern(vitals), pattern(vitals), bare_answer)]
+
+
+async def measure(
+    pairs: list[tuple[str, sb.Scorer, Any, Callable[[str, str], bool]]], outputs: list[str] = OUTPUTS
+) -> list[tuple[str, float, float, float, float]]:
     from inspect_ai.model import ModelName, ModelOutput
     from inspect_ai.scorer import Target
     from inspect_ai.solver import TaskState
 
-    data = rows()
+    data = rows(outputs)
     n = len(data)
     states = {
         o: TaskState(
@@ -123,12 +138,12 @@ async def measure() -> list[tuple[str, float, float, float, float]]:
             messages=[],
             output=ModelOutput.from_content(model="mockllm/model", content=o),
         )
-        for o in OUTPUTS
+        for o in outputs
     }
     targets = {lab: Target(lab) for lab in LABELS}
     inspect_rows = [(states[o], targets[lab]) for o, lab in data]
     results = []
-    for what, ours, theirs, bare in inspect_pairs():
+    for what, ours, theirs, bare in pairs:
 
         def sync_ours(ours: sb.Scorer = ours) -> None:
             for o, lab in data:
@@ -162,7 +177,8 @@ def main() -> None:
     scratch = tempfile.mkdtemp(prefix="bench_detect_")
     for var in ("INSPECT_LOG_DIR", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME"):
         os.environ[var] = scratch
-    results = asyncio.run(measure())
+    results = asyncio.run(measure(inspect_pairs()))
+    guarded = asyncio.run(measure(guarded_pairs(), REASONED))
     python = sys.version.split()[0]
     print(f"{len(rows())} (output, label) pairs per pass, best of 7 interleaved passes, Python {python}")
     columns = ("ours", "ours(a)", "Inspect", "bare", "Inspect/ours", "ours/bare")
@@ -176,6 +192,16 @@ def main() -> None:
             slower.append(what)
     print("ours(a) = `await scorer.acall(...)` in the same event loop as Inspect's scorer.")
     print("bar: ours faster than Inspect AI per call:", "MET" if not slower else f"NOT MET for {', '.join(slower)}")
+    print()
+    work = bounded_work(guarded_pairs()[0][1].options["pattern"])
+    assert work is not None
+    print("the price of the deadline: on a text longer than a pattern's worst case allows, a search sets the")
+    print("regex package's timeout (two reads of the process's CPU clock, about 1 µs). Here the longest text")
+    print(f"searched without it is {longest_unguarded(work, 1.0)} characters; each output has")
+    print(f"{len(REASONED[0]) - len(OUTPUTS[0])} characters of reasoning before it")
+    for what, t_ours, t_async, t_inspect, t_bare in guarded:
+        times = "".join(f"{t:13.0f}" for t in (t_ours, t_async, t_inspect, t_bare))
+        print(f"{what:26s}{times}{t_inspect / t_ours:12.2f}x{t_ours / t_bare:12.2f}x")
 
 
 # --- the regex deadline, in wall-clock time -------------------------------------------------
@@ -257,6 +283,18 @@ def deadline_wall_times() -> None:
                 end_load()
             cells.append(f"{took:6.2f} {verdict[:7]:>7s}")
         print(f"{what:44s}" + "".join(f"{c:>20s}" if i else f"{c:>14s}" for i, c in enumerate(cells)))
+    import regex
+
+    print("the worst searches without the package's timeout, on the longest text each is given (bound 100 ms):")
+    for worst in ("a.*x", "a*a*x", "a*a*a*x", "(a|a)" * 8 + "x"):
+        work = bounded_work(worst)
+        assert work is not None
+        longest = longest_unguarded(work, 1.0)
+        search = searcher(regex.compile(worst), 1.0)
+        start = time.perf_counter()
+        search("a" * longest)
+        took = time.perf_counter() - start
+        print(f"  {worst:44s} on {longest:6d} a's: {took * 1000:6.1f} ms")
     start = time.perf_counter()
     scores = catastrophic.score_many(None, [hostile] * 32, ["x"] * 32, concurrency=32)
     took = time.perf_counter() - start

@@ -2,7 +2,7 @@
 
     uv run python benchmarks/bench_exact.py
 
-Prints nanoseconds per call and the ratios. The bar (issue 2): calling `exact()`
+Prints nanoseconds per call and the ratios. The bar: calling `exact()`
 costs at most 5x the bare loop, although it does more (text extraction, label
 lists, pre-sorting, a recorded Score). Two bare loops are timed: the honest
 equivalent folds both sides as `exact()` does; the minimal one folds only the

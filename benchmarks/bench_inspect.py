@@ -30,7 +30,7 @@ from typing import Any
 N_CALLS = 2000
 ROUNDS = 5
 N_SAMPLES = 200
-EVAL_ROUNDS = 2
+EVAL_ROUNDS = 3
 
 _home = tempfile.mkdtemp(prefix="bench_inspect_")
 for _variable in ("XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "INSPECT_LOG_DIR"):

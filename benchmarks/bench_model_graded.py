@@ -1,6 +1,6 @@
 """Concurrent model grading: 200 outputs, a grader that takes 20 ms, 32 calls at once.
 
-The bar (issue 8): scoring with an async grader through `score_many(...,
+The bar: scoring with an async grader through `score_many(...,
 concurrency=32)` takes within 1.3x of the ideal wall time, ceil(200 / 32) *
 20 ms = 140 ms. Printed as ratios to that ideal (lower is better, 1.0 is
 perfect), best of 7 rounds (the runs compared take turns; the best, not the

@@ -14,7 +14,7 @@ Prints three measurements, each in fresh interpreters:
 Runs 2 and 3 are timed as the CPU time of the pytest process (user + system),
 alternating with and without the plugin, medians of 5.
 
-The bar (issue 6): the plugin loads in under 50 ms, and the unrelated suite's
+The bar: the plugin loads in under 50 ms, and the unrelated suite's
 collection and run cost the same within noise (ratio about 1.00). Both pytest
 runs leave out the hypothesis and anyio plugins (slow to load here, and the
 same either way) so the difference is easier to see.

@@ -5,8 +5,12 @@ from __future__ import annotations
 import math
 
 import pytest
+import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import scorebridge as sb
+from scorebridge._scorers.deadline import bounded_work, longest_unguarded, searcher
 
 number = sb.detect_pattern(r"(\d+)")
 
@@ -199,4 +203,85 @@ def test_with_no_python_to_start_the_package_timeout_is_the_fallback(monkeypatch
     monkeypatch.setattr("sys.frozen", True, raising=False)
     assert number(None, LONG, "42").grade == "C"
     score = sb.detect_pattern(r"(a+)+$", timeout=0.05)(None, "a" * 50_000 + "!", "a")
+    assert score.failure_kind == "error"
+
+
+# --- a pattern whose worst case is polynomial searches short texts without the package's timeout -------
+# Setting the regex package's timeout reads the process's CPU clock twice (system calls, about 1 µs), more
+# than searching a short answer: detect_pattern(r"(\d+)") was slower per call than Inspect AI's pattern().
+# Only a pattern whose worst case is polynomial skips it, on a text short enough for that worst case to be
+# a tenth of the deadline; a pattern that may backtrack exponentially keeps the deadline on every text.
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        r"(\d+)",
+        r"ANSWER: ([A-D])",
+        r"(yes|no)",
+        r"(?P<n>\d+)",
+        r"answer:? ([A-D])",
+        r"[^]]*x",
+        r"\d{1,3}%",
+        r"ANSWER\s*:\s*(.*)",
+        r"(\w+)\s+(\w+)",
+        r"(yes|no)\d+",
+    ],
+)
+def test_a_pattern_whose_repeats_are_each_of_one_character_is_bounded(pattern: str) -> None:
+    assert bounded_work(pattern) is not None
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        r"(a+)+$",  # a repeated group: exponential
+        r"(a|a)*$",  # a repeated alternation: exponential
+        r"(a?){30}a{30}",  # bounded repeats of a group, still exponential
+        r"(?:the )?answer",  # a repeated group, even one of fixed width
+        r"(a)\1",  # a back-reference
+        r"(?=a)a+",  # lookaround
+        r"(?i)a+",  # inline flags
+        r"(?:ab){e<=1}",  # fuzzy matching
+        r"\p{L}+",
+        r"a{x}",
+        "(a|b)" * 9,  # 2**9 branches
+        "\\",
+    ],
+)
+def test_a_pattern_that_may_backtrack_exponentially_is_not_bounded(pattern: str) -> None:
+    assert bounded_work(pattern) is None
+
+
+def test_each_repeat_shortens_the_text_searched_without_a_timeout() -> None:
+    one, three = bounded_work(r"(\d+)"), bounded_work(r"(\w+)\s+(\w+)")
+    assert one is not None and three is not None
+    assert longest_unguarded(one, 1.0) > longest_unguarded(three, 1.0) > 0
+
+
+def test_a_longer_deadline_lets_a_longer_text_go_unguarded() -> None:
+    work = bounded_work(r"(\d+)")
+    assert work is not None
+    assert longest_unguarded(work, 10.0) > longest_unguarded(work, 1.0)
+
+
+def test_a_bounded_pattern_searches_a_short_text_without_a_timeout() -> None:
+    search = searcher(regex.compile(r"(\d+)"), 1.0)
+    assert search("the answer is 42") == ("42", ("42",))
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet="0123456789 ax]\n", max_size=3000))
+def test_a_bounded_pattern_finds_what_the_package_finds_on_any_text(text: str) -> None:
+    # texts up to 3000 characters: both sides of the longest text searched without a timeout (1414 for (\d+))
+    for pattern in (r"(\d+)", r"[^]]*x", r"(a|x)(\d)", r"(\d+)\s*(a*)x"):
+        compiled = regex.compile(pattern, regex.IGNORECASE)
+        found = compiled.search(text)
+        expected = None if found is None else (found.group(0), found.groups())
+        assert searcher(compiled, 1.0)(text) == expected
+
+
+def test_catastrophic_backtracking_on_a_short_text_is_still_stopped() -> None:
+    # (a|a)*$ on 29 characters runs for minutes unstopped (the package cuts (a+)+$ short by itself)
+    score = sb.detect_pattern(r"(a|a)*$", timeout=0.05)(None, "a" * 40 + "!", "a")
     assert score.failure_kind == "error"

@@ -152,6 +152,7 @@ CASES: dict[str, list[Case]] = {
     "PA9": [pat(r"(\d+)(?: or (\d+))?", "42", "42", all=True)],
     "PA10": [pat(r"CONTAINS\s+([a-z])", "The answer contains C", "c")],
     "PA11": [Case(sb.detect_pattern(r"(a+)+$", timeout=0.05), "a" * 50_000 + "!", "a")],
+    "PA16": [Case(sb.detect_pattern(r"(a|a)*$", timeout=0.05), "a" * 40 + "!", "a")],
     "PA14": [Case(sb.detect_pattern(r"(\w+)\s+(\w+)", timeout=0.2), "a" * 2_000_000 + "!", "a")],
     "PA13": [pat(r"(\d+)", "The answer is 42", ["41", "42"])],
     "AN1": [ans("letter", "ANSWER: A\n... actually, ANSWER: C", "C")],

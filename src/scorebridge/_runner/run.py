@@ -258,7 +258,7 @@ class _Run:
         start = time.perf_counter()
         try:
             output = self.fns[a](item)
-            if inspect.isawaitable(output):  # a sync callable that hands back a coroutine
+            if type(output) is not str and inspect.isawaitable(output):  # a sync callable handing back a coroutine
                 output = run_sync(output)
         except Exception as exc:
             return self._failed(a, i, run, exc, time.perf_counter() - start)
@@ -341,7 +341,7 @@ class _Run:
         if self.is_async[a]:
             return await fn(item)
         output = await self._in_pool(fn, item)
-        if inspect.isawaitable(output):  # a sync callable that hands back a coroutine
+        if type(output) is not str and inspect.isawaitable(output):  # a sync callable handing back a coroutine
             output = await output
         return output
 

@@ -27,20 +27,40 @@ searching (`seconds` in all):
 Where no child process can be started (no `sys.executable` that is Python, a
 frozen application, a platform without processes), the second try runs in
 this process with the package's CPU-time timeout: the documented fallback.
+
+Before both, a pattern whose worst case is polynomial (`bounded_work`: no
+repeated group, no back-reference, every repeat of one character, say `(\\d+)`
+or `ANSWER:\\s*(.+)$`) searches a text short enough for that worst case to be
+a tenth of the deadline without the package's timeout at all (1414 characters
+for `(\\d+)`, 87 for `ANSWER:\\s*(.+)$`): setting it costs two reads of the
+process's CPU clock (system calls, about 1 µs), more than the search of a
+short answer itself.
 """
 
 from __future__ import annotations
 
 import marshal
 import os
-import queue
-import subprocess
 import sys
 import threading
 import time
-from typing import Any, Final
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Final
 
-__all__ = ["INLINE_CHARS", "INLINE_CPU", "Failed", "Found", "TimedOut", "search"]
+if TYPE_CHECKING:
+    import subprocess
+
+__all__ = [
+    "INLINE_CHARS",
+    "INLINE_CPU",
+    "STEPS_PER_SECOND",
+    "Failed",
+    "Found",
+    "TimedOut",
+    "bounded_work",
+    "longest_unguarded",
+    "searcher",
+]
 
 INLINE_CHARS: Final = 200_000
 """The longest text searched in this process first: about 50,000 tokens, longer than nearly every model's
@@ -49,6 +69,9 @@ timeout checks runs over by milliseconds (on 1,000,000 it ran over by 0.2 s, on 
 
 INLINE_CPU: Final = 0.05
 """The CPU seconds (of the whole process: the package's unit) the first try may take."""
+
+STEPS_PER_SECOND: Final = 100_000_000
+"""Steps of the engine a second, at the least: ten times fewer than measured (`a.*x` on 4,000 "a"s, 23 ms)."""
 
 _STARTUP: Final = 30.0  # seconds a child process may take to start before it is given up
 _CHILDREN: Final = threading.BoundedSemaphore(64)  # child processes searching at once, at most
@@ -95,11 +118,143 @@ def _found(match: Any) -> Found:
     return None if match is None else (match.group(0), match.groups())
 
 
-def search(compiled: Any, text: str, seconds: float) -> Found:
-    """`compiled.search(text)`, stopped after `seconds` of wall-clock searching (see the module).
+def searcher(compiled: Any, seconds: float) -> Callable[[str], Found]:
+    """`compiled.search`, stopped after `seconds` of wall-clock searching (see the module).
 
-    Raises `TimedOut` at the deadline, `Failed` when the child process died.
+    The function returned raises `TimedOut` at the deadline, `Failed` when the
+    child process died.
     """
+    work = bounded_work(compiled.pattern)
+    unguarded = 0 if work is None else longest_unguarded(work, seconds)
+    search = compiled.search
+
+    def bounded(text: str) -> Found:
+        if len(text) <= unguarded:
+            return _found(search(text))
+        return _search(compiled, text, seconds)
+
+    return bounded
+
+
+def bounded_work(pattern: str) -> tuple[int, int] | None:
+    """How far a search of `pattern` may backtrack: (work per place, repeats), or None for unboundedly far.
+
+    A pattern made of characters, escapes of one character (`\\d`, `\\.`),
+    character classes without sets inside, zero-width anchors (`^`, `$`,
+    `\\b`, `\\A`, `\\Z`), plain, non-capturing and named groups, at most 8
+    `|`, and repeats (`*`, `+`, `?`, `{m,n}`, lazy or possessive) each of one
+    character, is searched in polynomial time: at each of the n starting
+    places the engine tries at most (n + 1) counts of each of the r repeats in
+    each of at most 2**bars branches, each checked in at most len(pattern)
+    steps. So at most n**(r + 1) * work steps in all, work being
+    len(pattern) * 2**bars.
+
+    Anything else (a repeated group, a back-reference, lookaround, inline
+    flags, `\\p{...}`, fuzzy matching) is None: it may backtrack
+    exponentially, `(a+)+$` or `(a?){30}a{30}`.
+    """
+    repeats = bars = depth = 0
+    atom = False  # may a repeat follow? (only a single character may be repeated)
+    i, end = 0, len(pattern)
+    while i < end:
+        c = pattern[i]
+        if c == "\\":
+            e = pattern[i + 1 : i + 2]
+            if e and e in "bBAZ":
+                atom = False
+            elif e and (e in "dDwWsSntrfv" or (e.isascii() and not e.isalnum())):
+                atom = True
+            else:  # a back-reference, \g<1>, \p{...}, \N{...}, \x41, \L<list>, \X, ... or a trailing backslash
+                return None
+            i += 2
+            continue
+        if c == "[":
+            close = _class_end(pattern, i)
+            if close is None:
+                return None
+            i, atom = close + 1, True
+            continue
+        if c in "*+?{":
+            width = 1 if c != "{" else _braces(pattern, i)
+            if not atom or width == 0:
+                return None
+            repeats += 1
+            i += width
+            if pattern[i : i + 1] in ("?", "+"):  # lazy or possessive
+                i += 1
+            atom = False
+            continue
+        if c == "(":
+            if pattern.startswith("(?:", i):
+                i += 3
+            elif pattern.startswith("(?P<", i):
+                close = pattern.find(">", i)
+                if close < 0 or not pattern[i + 4 : close].isidentifier():
+                    return None
+                i = close + 1
+            elif pattern.startswith("(?", i):
+                return None
+            else:
+                i += 1
+            depth += 1
+            atom = False
+            continue
+        if c == ")":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif c == "|":
+            bars += 1
+        atom = c not in "()|^$"
+        i += 1
+    if bars > 8:
+        return None
+    return len(pattern) << bars, repeats
+
+
+def _class_end(pattern: str, start: int) -> int | None:
+    """Where the character class opened at `start` ends, or None (unclosed, or a set inside it)."""
+    i = start + 1
+    if pattern[i : i + 1] == "^":
+        i += 1
+    if pattern[i : i + 1] == "]":  # a "]" first is a character
+        i += 1
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+        elif c == "[":
+            return None
+        elif c == "]":
+            return i
+        else:
+            i += 1
+    return None
+
+
+def _braces(pattern: str, start: int) -> int:
+    """The length of the repeat `{m}`, `{m,}`, `{,n}` or `{m,n}` at `start`, or 0 for anything else there."""
+    close = pattern.find("}", start)
+    if close < 0:
+        return 0
+    low, comma, high = pattern[start + 1 : close].partition(",")
+    counts = (low, high) if comma else (low,)
+    if all(n == "" or (n.isascii() and n.isdigit()) for n in counts) and any(counts):
+        return close - start + 1
+    return 0
+
+
+def longest_unguarded(work: tuple[int, int], seconds: float) -> int:
+    """The longest text whose search's worst case (`bounded_work`) is a tenth of `seconds`."""
+    per_place, repeats = work
+    steps = seconds * STEPS_PER_SECOND / 10
+    longest = min(int((steps / per_place) ** (1 / (repeats + 1))), INLINE_CHARS)
+    while longest and per_place * longest ** (repeats + 1) > steps:  # the root's rounding
+        longest -= 1
+    return longest
+
+
+def _search(compiled: Any, text: str, seconds: float) -> Found:
     start = time.monotonic()
     if len(text) <= INLINE_CHARS:
         try:
@@ -131,6 +286,8 @@ def _in_child(compiled: Any, text: str, budget: float) -> Found:
     exe = _python()
     if exe is None:
         raise _NoChild
+    import subprocess  # 2-3 ms to import: only a search that needs a child pays for it
+
     import regex
 
     with _CHILDREN:
@@ -156,6 +313,8 @@ def _in_child(compiled: Any, text: str, budget: float) -> Found:
 
 
 def _ask(child: subprocess.Popen[bytes], compiled: Any, text: str, budget: float) -> Found:
+    import queue
+
     stdin, stdout = child.stdin, child.stdout
     assert stdin is not None and stdout is not None
     replies: queue.SimpleQueue[bytes] = queue.SimpleQueue()

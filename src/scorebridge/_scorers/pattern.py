@@ -58,10 +58,14 @@ def detect_pattern(pattern: str, case_sensitive: bool = False, all: bool = False
     The `regex` package's own timeout counts the CPU time of the whole process,
     so other busy threads would use it up and a slow search could run over it
     by seconds: a search that does not end within a 50 ms slice in this thread
-    (or a text over 20 000 characters) runs in a child process instead, killed
+    (or a text over 200 000 characters) runs in a child process instead, killed
     at the deadline; starting it (about 20 ms) is not counted. Where no child
     process can be started (a frozen application), the package's CPU-time
-    timeout is the fallback. A child process that dies is an "error" too.
+    timeout is the fallback. A child process that dies is an "error" too. A
+    pattern whose worst case is polynomial (every repeat of one character, no
+    repeated group, no back-reference: `(\\d+)`) searches a text short enough
+    for that worst case to be a tenth of `timeout` without any of this (1 414
+    characters for `(\\d+)`): docs/semantics.md gives the rule.
 
     Raises at construction: TypeError when `pattern` is not a string, a flag is
     not a bool or `timeout` is not a number; ValueError, naming the pattern, when
@@ -84,6 +88,7 @@ def detect_pattern(pattern: str, case_sensitive: bool = False, all: bool = False
     seconds = timeout_seconds(name, timeout)
     assert seconds is not None
     compiled = _compile(name, pattern, case_sensitive)
+    search = deadline.searcher(compiled, seconds)
     has_groups = compiled.groups > 0
     see = collapse if case_sensitive else fold
     target_form = lru_cache(maxsize=REMEMBERED)(see)
@@ -94,7 +99,7 @@ def detect_pattern(pattern: str, case_sensitive: bool = False, all: bool = False
     def compare(text: str, answers: tuple[str, ...]) -> Score:
         unlabelled = not answers
         try:
-            found = deadline.search(compiled, text, seconds)
+            found = search(text)
         except deadline.TimedOut:
             why = f"the pattern {shown} ran for more than {seconds} s on this output and was stopped"
             return recorded(name, False, None, "error", None, why, timed_out, unlabelled)
