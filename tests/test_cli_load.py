@@ -125,10 +125,20 @@ def test_a_plain_function_is_told_to_use_the_decorator(folder: Path, capsys: pyt
     assert "bare.py@same is a function of (item, output, label), not a Scorer: decorate it with @scorer" in err
 
 
+def test_a_file_of_plain_functions_is_told_to_use_the_decorator(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # it said only "defines no scorer; name one: bare.py@NAME", and naming one then gave this advice
+    (folder / "bare.py").write_text("def same(item, output, label):\n    return output == label\n", encoding="utf-8")
+    status, _, err = score(capsys, "--scorer", "bare.py")
+    assert status == 2
+    assert "defines no scorer; same is a function of (item, output, label), not a Scorer: decorate it" in err
+
+
 def test_something_else_is_refused(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (folder / "other.py").write_text("NAME = 'exact'\n\n\ndef make():\n    return 42\n", encoding="utf-8")
     assert "other.py@NAME is a str, not a scorebridge Scorer" in score(capsys, "--scorer", "other.py@NAME")[2]
-    assert "other.py@make() returned a int, not a scorebridge Scorer" in score(capsys, "--scorer", "other.py@make")[2]
+    assert "other.py@make() returned an int, not a scorebridge Scorer" in score(capsys, "--scorer", "other.py@make")[2]
 
 
 @pytest.mark.parametrize(

@@ -81,7 +81,7 @@ def number_row(tmp_path: Path) -> str:
 def test_a_text_option_read_as_a_number_says_to_quote_it(number_row: str, capsys: pytest.CaptureFixture[str]) -> None:
     status = main(["score", number_row, "--scorer", "detect_pattern", "-S", "pattern=123"])
     assert status == 2
-    assert "pattern=123 is a int; for the text, quote it: -S \"pattern='123'\"" in capsys.readouterr().err
+    assert "pattern=123 is an int; for the text, quote it: -S \"pattern='123'\"" in capsys.readouterr().err
 
 
 def test_a_quoted_text_option_is_the_text(number_row: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -95,6 +95,14 @@ def test_a_bad_option_value_fails_with_the_scorer_message(tmp_path: Path, capsys
     status = main(["score", str(data), "--scorer", "exact", "-S", "normalise=maybe"])
     assert status == 2
     assert "exact: normalise must be True or False; got 'maybe'" in capsys.readouterr().err
+
+
+def test_a_bad_option_value_names_the_scorer_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # it said "scorebridge score: exact: exact: normalise must be ..."
+    data = tmp_path / "o.jsonl"
+    data.write_text('{"output": "a", "label": "a"}\n', encoding="utf-8")
+    main(["score", str(data), "--scorer", "exact", "-S", "normalise=maybe"])
+    assert capsys.readouterr().err.startswith("scorebridge score: exact: normalise must be")
 
 
 def test_an_option_without_equals_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

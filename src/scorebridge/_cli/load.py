@@ -30,6 +30,7 @@ from types import ModuleType
 from typing import Any, Final
 
 from .._protocol.scorer import Scorer
+from .._protocol.values import a_type
 from .main import UsageError
 from .options import quote_hint, read_options
 
@@ -120,13 +121,31 @@ def _attribute(module: ModuleType, name: str | None, where: str) -> tuple[str, A
     defined = _scorers_in(module)
     if name is None:
         if len(defined) != 1:
-            found = f"defines {len(defined)} scorers ({', '.join(defined)})" if defined else "defines no scorer"
+            if not defined:
+                raise UsageError(f"--scorer {where}: the file defines no scorer{_undecorated(module)}")
+            found = f"defines {len(defined)} scorers ({', '.join(defined)})"
             raise UsageError(f"--scorer {where}: the file {found}; name one: {where}@NAME")
         name = defined[0]
     if not hasattr(module, name):
         known = f"; its scorers are {', '.join(defined)}" if defined else ""
         raise UsageError(f"--scorer {where}: no {name!r} in it{known}")
     return name, getattr(module, name)
+
+
+def _undecorated(module: ModuleType) -> str:
+    """Why a module with no Scorer has none, when its own functions of (item, output, label) are undecorated; or ""."""
+    plain = sorted(
+        k
+        for k, v in vars(module).items()
+        if inspect.isfunction(v) and v.__module__ == module.__name__ and not k.startswith("_")
+        if _looks_like_scorer_function(v)
+    )
+    return f"; {_not_decorated(*plain)}" if plain else ""
+
+
+def _not_decorated(*names: str) -> str:
+    what = f"{names[0]} is a function" if len(names) == 1 else f"{', '.join(names)} are functions"
+    return f"{what} of (item, output, label), not a Scorer: decorate it with @scorer (from scorebridge import scorer)"
 
 
 def _builtin(name: str) -> Callable[..., Scorer]:
@@ -162,6 +181,12 @@ def _params(fn: Callable[..., Any]) -> Mapping[str, inspect.Parameter]:
         return {}
 
 
+def _named(what: str, exc: Exception) -> str:
+    """The message of `exc` refusing the options of `what`, named once (a built-in's messages start with its name)."""
+    text = str(exc)
+    return text if text.startswith(f"{what}:") else f"{what}: {text}"
+
+
 def _made(what: str, obj: Any, pairs: Sequence[tuple[str, str]]) -> Scorer:
     options = read_options(pairs)
     if isinstance(obj, Scorer):
@@ -171,26 +196,23 @@ def _made(what: str, obj: Any, pairs: Sequence[tuple[str, str]]) -> Scorer:
             return obj.with_options(**options)
         except (TypeError, ValueError) as exc:
             params = _params(obj.factory) if obj.factory is not None else {}
-            raise UsageError(f"{what}: {exc}{quote_hint(params, pairs)}") from None
+            raise UsageError(f"{_named(what, exc)}{quote_hint(params, pairs)}") from None
     if not callable(obj):
-        raise UsageError(f"{what} is a {type(obj).__name__}, not a scorebridge Scorer or a function that makes one")
+        raise UsageError(f"{what} is {a_type(obj)}, not a scorebridge Scorer or a function that makes one")
     try:
         inspect.signature(obj).bind(**options)
     except TypeError as exc:
         if not options and _looks_like_scorer_function(obj):
-            raise UsageError(
-                f"{what} is a function of (item, output, label), not a Scorer: decorate it with @scorer "
-                "(from scorebridge import scorer)"
-            ) from None
+            raise UsageError(_not_decorated(what)) from None
         raise UsageError(f"{what}: {exc}; its options are ({signature(obj)})") from None
     except ValueError:  # no signature to check (a builtin callable): let the call say
         pass
     try:
         made = obj(**options)
     except (TypeError, ValueError) as exc:
-        raise UsageError(f"{what}: {exc}{quote_hint(_params(obj), pairs)}") from None
+        raise UsageError(f"{_named(what, exc)}{quote_hint(_params(obj), pairs)}") from None
     if not isinstance(made, Scorer):
-        raise UsageError(f"{what}() returned a {type(made).__name__}, not a scorebridge Scorer")
+        raise UsageError(f"{what}() returned {a_type(made)}, not a scorebridge Scorer")
     return made
 
 

@@ -19,6 +19,7 @@ import inspect
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .._protocol.values import a_type
 from .main import UsageError
 
 __all__ = ["quote_hint", "read_options"]
@@ -74,7 +75,7 @@ def quote_hint(params: Mapping[str, inspect.Parameter], pairs: Iterable[tuple[st
         value = _yaml(key, text)
         if param is not None and _is_text(param) and value is not None and not isinstance(value, str):
             return (
-                f" (-S values are YAML, as in Inspect AI: {key}={text} is a {type(value).__name__}; "
+                f" (-S values are YAML, as in Inspect AI: {key}={text} is {a_type(value)}; "
                 f"for the text, quote it: -S \"{key}='{text}'\")"
             )
     return ""

@@ -13,7 +13,7 @@ from typing import Any, Final, NamedTuple
 
 from .record import recorded
 from .score import FAILURE_KINDS, FailureKind, Score, ScorerContractError
-from .values import MAX_DIGITS, is_bool, is_missing, is_number, plain_digits, shown
+from .values import MAX_DIGITS, a_type, is_bool, is_missing, is_number, plain_digits, shown
 
 __all__ = [
     "ITEM_TEXT_FIELDS",
@@ -118,7 +118,7 @@ def _as_text(x: Any) -> str | Rejected:
         return _number_text(x)
     if isinstance(x, (bytes, bytearray)):
         return Rejected("parse_failure", "the output is bytes, not text; decode it first")
-    return Rejected("parse_failure", f"the output is a {type(x).__name__} with no answer or text")
+    return Rejected("parse_failure", f"the output is {a_type(x)} with no answer or text")
 
 
 def presort(scorer: str, output: Any, answers: tuple[str, ...]) -> str | Rejected:
@@ -148,7 +148,7 @@ def presort(scorer: str, output: Any, answers: tuple[str, ...]) -> str | Rejecte
     elif is_number(output):
         text = _number_text(output)
     elif isinstance(output, (list, tuple, set, frozenset)):
-        text = Rejected("parse_failure", f"the output is a {type(output).__name__}, not text")
+        text = Rejected("parse_failure", f"the output is {a_type(output)}, not text")
     else:
         kind = element(output, "failure_kind")
         if kind is not None and not is_missing(kind):  # NA: the output reports no failure (the hr package's protocol)
@@ -166,7 +166,7 @@ def presort(scorer: str, output: Any, answers: tuple[str, ...]) -> str | Rejecte
         if answer is None:
             answer = element(output, "text")
         if answer is None:
-            return Rejected("parse_failure", f"the output is a {type(output).__name__} with no answer or text")
+            return Rejected("parse_failure", f"the output is {a_type(output)} with no answer or text")
         text = _as_text(answer)
     if isinstance(text, Rejected):
         return text

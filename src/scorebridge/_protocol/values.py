@@ -17,6 +17,7 @@ from typing import Any, Final
 __all__ = [
     "MAX_DIGITS",
     "MAX_SECONDS",
+    "a_type",
     "is_bool",
     "is_missing",
     "is_number",
@@ -145,6 +146,12 @@ def plain_digits(x: Any) -> str:
     if len(text) > MAX_DIGITS + 2:  # a long fraction: as long as the Decimal's own digits, so linear work
         raise ValueError(f"a number of more than {MAX_DIGITS} digits cannot be read as text")
     return text
+
+
+def a_type(x: object) -> str:
+    """The name of `x`'s type with its article, for a message: "an int", "a list"."""
+    name = type(x).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
 
 
 def shown(x: object, limit: int = 80) -> str:
