@@ -202,3 +202,18 @@ def test_a_module_missing_a_dependency_names_the_dependency(folder: Path, capsys
     status, _, err = score(capsys, "--scorer", "needs_more:x")
     assert status == 2
     assert "cannot import needs_more: ModuleNotFoundError: No module named 'nowhere_to_be_found'" in err
+
+
+def test_a_scorer_on_a_scale_of_its_own_is_summed_up_on_that_scale(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # values from 0 to 5, as Inspect AI's mean() and a DSPy metric allow: the accuracy is the mean value, with no
+    # confidence interval (it is no proportion), and --fail-under compares that mean
+    (folder / "stars.py").write_text(
+        "from scorebridge import scorer\n\n\n@scorer\ndef stars(item, output, label):\n"
+        "    return {'correct': True, 'value': 4.0}\n",
+        encoding="utf-8",
+    )
+    status, out, _ = score(capsys, "--scorer", "stars.py@stars", "--fail-under", "0.9")
+    summary = json.loads(out)
+    assert (status, summary["accuracy"], summary["interval"]) == (0, 4.0, None)

@@ -150,6 +150,59 @@ def test_options_reach_the_scorer_and_are_recorded(tmp_path: Path, make_state: C
     assert (asyncio.run(loose(state, target)).value, asyncio.run(strict(state, target)).value) == ("C", "I")  # type: ignore[union-attr]
 
 
+_ASYNC = """\
+import asyncio
+
+from scorebridge import scorer
+
+
+async def _same(output, label):
+    await asyncio.sleep(0)
+    return output == label
+
+
+@scorer
+async def {name}_async(item, output, label):
+    return await _same(output, label)
+
+
+@scorer
+def {name}(item, output, label):
+    return _same(output, label)  # a coroutine: scorebridge awaits it
+"""
+
+
+def _by_file(tmp_path: Path, name: str, wanted: str) -> Any:
+    """What `inspect score --scorer FILE@wanted` loads (Inspect's own loader), from a file of async scorers."""
+    from inspect_ai._eval.loader import scorer_from_spec
+    from inspect_ai._util.entrypoints import ensure_entry_points
+    from inspect_ai.scorer._scorer import ScorerSpec
+
+    ensure_entry_points()  # as the `inspect` command does when it starts
+    path = tmp_path / f"{name}.py"
+    path.write_text(_ASYNC.format(name=name), encoding="utf-8")
+    return scorer_from_spec(ScorerSpec(scorer=f"{path.as_posix()}@{wanted}"), None)
+
+
+def test_an_async_def_scorer_is_not_found_by_file_name(tmp_path: Path) -> None:
+    # Inspect AI's loader reads the file's source for `def` statements decorated @scorer, never `async def` (its
+    # own scorer factories are plain functions): the harness cannot see it, so docs/inspect.md gives the form below.
+    from inspect_ai._util.error import PrerequisiteError
+
+    with pytest.raises(PrerequisiteError, match="was not found"):
+        _by_file(tmp_path, "mine_by_file_a", "mine_by_file_a_async")
+
+
+def test_a_def_handing_back_a_coroutine_is_found_by_file_name_and_awaited(
+    tmp_path: Path, make_state: Callable[..., TaskState]
+) -> None:
+    import asyncio
+
+    found = _by_file(tmp_path, "mine_by_file_b", "mine_by_file_b")
+    assert asyncio.run(found(make_state("42"), Target("42"))).value == "C"
+    assert asyncio.run(found(make_state("41"), Target("42"))).value == "I"
+
+
 def test_the_name_makes_the_scorer_for_any_options_after_a_first_use(tmp_path: Path) -> None:
     # to_inspect registers a factory of its own under the name, for the one scorer it is given; the
     # registry keeps the last one registered, which must stay the one that takes every option.
