@@ -133,21 +133,28 @@ def _read(path: str, fmt: str, fields: list[str]) -> Dataset:
 def _connect(address: str | None) -> None:
     import logging
 
+    # Ray Data logs each dataset's plan and progress at INFO, 20-odd lines a run: the command prints its own summary
+    logging.getLogger("ray.data").setLevel(logging.WARNING)
     if ray.is_initialized():
         return
     try:
-        ray.init(address=address, logging_level=logging.WARNING)
+        ray.init(address=address, logging_level=logging.ERROR)
     except ConnectionError as exc:
         raise RowError(address or "ray.init()", None, f"cannot reach a Ray cluster: {exc}") from None
 
 
 def _raised(exc: BaseException) -> str:
-    """What a scorer raised inside Ray, from Ray's error: the exception's line and its notes, without Ray's frames."""
+    """What a scorer raised inside Ray, from Ray's error: the exception's line and notes, without Ray's frames.
+
+    The notes that say where it was raised (the scorer's name, the row of a batch) are left out: the command's
+    message names the scorer, and a row of a batch is no line of the file.
+    """
     text = str(exc).split("\nThe above exception was the direct cause")[0]
     lines = [line for line in text.splitlines() if line.strip()]
     for i in range(len(lines) - 1, -1, -1):
         if not lines[i].startswith(" ") and ("Error" in lines[i] or "Exception" in lines[i]) and ": " in lines[i]:
-            return " ".join(lines[i:])
+            notes = [n for n in lines[i + 1 :] if not n.startswith(("raised inside the ", "at row "))]
+            return " ".join([lines[i], *notes])
     return lines[-1] if lines else type(exc).__name__
 
 
@@ -221,4 +228,5 @@ def score_with_ray(args: argparse.Namespace, scorer: Scorer) -> Summary:
             _write(scored, out, out_fmt)
         return summarize(scored, scorer.name)
     except ray.exceptions.RayError as exc:
-        raise RowError(path, None, f"the scorer {scorer.name!r} raised {_raised(exc)}") from None
+        where = "Ray does not say which line; the command without --engine ray does"
+        raise RowError(path, None, f"the scorer {scorer.name!r} raised {_raised(exc)} ({where})") from None
