@@ -84,7 +84,11 @@ def test_bytes_that_are_not_utf8_name_their_line(tmp_path: Path) -> None:
     [
         ("c.jsonl", "\n\n", "holds no rows"),
         ("c.csv", "q,label\n", "holds no rows"),
-        ("c.json", "[]", "unknown format; the file name must end in .jsonl, .ndjson or .csv"),
+        (
+            "c.json",
+            "[]",
+            "unknown format for the input; the file name must end in .jsonl, .ndjson, .csv, .parquet, .pq",
+        ),
     ],
 )
 def test_a_file_with_no_case_or_of_another_type_is_refused(tmp_path: Path, name: str, text: str, problem: str) -> None:

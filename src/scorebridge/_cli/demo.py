@@ -44,7 +44,8 @@ from typing import Any, Final, NamedTuple
 from .._protocol.grade import grade_value
 from .._protocol.score import FAILURE_KINDS, Score
 from .._protocol.scorer import Scorer
-from .._runner.summary import Summary, text_table
+from .._protocol.values import shown
+from .._runner.summary import Summary, number_cell, text_table
 
 __all__ = ["CASES", "HARNESSES", "Case", "demo_scorers", "main", "run"]
 
@@ -342,11 +343,6 @@ def _cell(v: Verdict) -> str:
     return grade + partial + (f" {v['failure_kind']}" if v["failure_kind"] else "")
 
 
-def _short(text: str, width: int) -> str:
-    shown = repr(text)
-    return shown if len(shown) <= width else shown[: width - 3] + "..."
-
-
 def report(results: Mapping[str, Result], scorers: Mapping[str, Scorer]) -> tuple[list[dict[str, Any]], list[str]]:
     """The cases as the JSON the demo prints, and a line for every disagreement between harnesses."""
     cases, disagreements = [], []
@@ -389,13 +385,20 @@ def _table(
         rows = [c for c in cases if c["scorer"] == name]
         for index, case in enumerate(rows, 1):
             cells = "".join(f"  {_cell(case['verdicts'][h]):17}" for h in HARNESSES)
-            write(f"  {index:>2}  {_short(case['output'], 34):34}  {_short(case['label'], 21):21}{cells}")
+            write(f"  {index:>2}  {shown(case['output'], 34):34}  {shown(case['label'], 21):21}{cells}")
         summaries = {h: results[h][1][name] for h in HARNESSES}
         kinds = [k for k in FAILURE_KINDS if any(c.failure_kinds[k] for c in summaries.values())]
         table = [["summary", "scored", "accuracy", *kinds, "unscored"]]
         for harness, c in summaries.items():
-            accuracy = "-" if c.accuracy is None else f"{c.accuracy:.3f}"
-            table.append([harness, str(c.scored), accuracy, *(str(c.failure_kinds[k]) for k in kinds), str(c.unscored)])
+            table.append(
+                [
+                    harness,
+                    str(c.scored),
+                    number_cell(c.accuracy),
+                    *(str(c.failure_kinds[k]) for k in kinds),
+                    str(c.unscored),
+                ]
+            )
         write("")
         for line in text_table(table, right=range(1, len(table[0]))):
             write(f"  {line}")

@@ -15,9 +15,11 @@ from collections.abc import Sequence
 from importlib import import_module
 from typing import Any, Final
 
+from .._protocol.reading import ITEM_TEXT_FIELDS
+
 __all__ = ["EXIT", "ITEM_FIELDS", "UsageError", "build_parser", "main"]
 
-ITEM_FIELDS: Final = ("item", "input", "question")
+ITEM_FIELDS: Final = ("item", *ITEM_TEXT_FIELDS)
 """The item's field when --item-field is not given: the first of these a row has (else no item)."""
 
 EXIT: Final = {

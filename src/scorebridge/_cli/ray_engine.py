@@ -33,7 +33,6 @@ os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")  # read when Ray is 
 import argparse
 import json
 import sys
-from collections.abc import Mapping
 from typing import IO, TYPE_CHECKING, Any, Final, cast
 
 import ray
@@ -42,7 +41,7 @@ import ray.data
 from scorebridge_ray import SCORE_COLUMNS, score_dataset, summarize
 
 from .._protocol.scorer import Scorer
-from .._runner.files import CSV_SUFFIXES, JSONL_SUFFIXES, RowError, read_rows
+from .._runner.files import JSONL_SUFFIXES, PARQUET_SUFFIXES, SUFFIXES, RowError, format_of, read_rows
 from .._runner.summary import Summary
 from .main import ITEM_FIELDS
 
@@ -52,17 +51,7 @@ if TYPE_CHECKING:
 
 __all__ = ["score_with_ray"]
 
-PARQUET_SUFFIXES: Final = (".parquet", ".pq")
 _JSON_KIND: Final = {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "a list"}
-
-
-def _format(path: str, what: str, formats: Mapping[str, tuple[str, ...]]) -> str:
-    name = path.lower()
-    for fmt, suffixes in formats.items():
-        if name.endswith(suffixes):
-            return fmt
-    endings = ", ".join(s for suffixes in formats.values() for s in suffixes)
-    raise RowError(path, None, f"unknown format for {what}; the file name must end in {endings}")
 
 
 def _remote(path: str) -> bool:
@@ -196,12 +185,11 @@ def score_with_ray(args: argparse.Namespace, scorer: Scorer) -> Summary:
     named after the scorer.
     """
     path = os.fspath(args.file)
-    formats = {"jsonl": JSONL_SUFFIXES, "csv": CSV_SUFFIXES, "parquet": PARQUET_SUFFIXES}
-    fmt = getattr(args, "input_format", None) or _format(path, "the input", formats)
+    fmt = getattr(args, "input_format", None) or format_of(path, "the input", SUFFIXES)
     out: str | None = None if args.out is None else os.fspath(args.out)
     out_fmt = "jsonl"
     if out is not None and out != "-":
-        out_fmt = _format(out, "--out", {"jsonl": JSONL_SUFFIXES, "parquet": PARQUET_SUFFIXES})
+        out_fmt = format_of(out, "--out", {"jsonl": JSONL_SUFFIXES, "parquet": PARQUET_SUFFIXES})
     needed = [args.output_field, args.label_field] + ([args.item_field] if args.item_field else [])
     fields = [] if fmt == "parquet" or _remote(path) else _check_rows(path, fmt, needed)
     if fmt == "parquet" and not _remote(path) and not os.path.isfile(path):

@@ -21,6 +21,7 @@ from typing import IO, TYPE_CHECKING, Any
 from .._protocol.score import Score, ScorerContractError
 from .._protocol.scorer import Scorer
 from .._runner.files import RowError, read_rows, read_stream
+from .._runner.progress import stderr_is_terminal
 from .._runner.summary import Summaries, Summary
 from .load import describe, load_scorer
 from .main import EXIT, ITEM_FIELDS, UsageError
@@ -64,13 +65,6 @@ def json_line(path: str, line: int, row: Mapping[str, Any], score: Score) -> str
         return json.dumps(_finite(record), default=str, allow_nan=False) + "\n"
     except (ValueError, RecursionError) as exc:
         raise RowError(path, line, f"cannot be written as JSON ({exc})") from None
-
-
-def _stderr_is_terminal() -> bool:
-    try:
-        return sys.stderr is not None and sys.stderr.isatty()
-    except (AttributeError, ValueError):  # replaced or closed stderr
-        return False
 
 
 class _Scoring:
@@ -179,7 +173,7 @@ def _local(args: argparse.Namespace, scorer: Scorer) -> Summary | int:
     run = _Scoring(args, scorer, name)
     try:
         run.out = _open_out(args)
-        if _stderr_is_terminal():
+        if stderr_is_terminal():
             from tqdm import tqdm
 
             run.bar = tqdm(desc="scoring", unit=" rows", file=sys.stderr, mininterval=0.25, delay=0.5, leave=False)

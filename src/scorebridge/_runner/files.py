@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator
-from typing import IO, Any, Literal
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import IO, Any, Literal, cast
 
-__all__ = ["FORMATS", "Format", "RowError", "json_object", "read_rows", "read_stream"]
+__all__ = ["FORMATS", "SUFFIXES", "Format", "RowError", "format_of", "json_object", "read_rows", "read_stream"]
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 CSV_SUFFIXES = (".csv",)
-PARQUET_SUFFIXES = (".parquet",)
+PARQUET_SUFFIXES = (".parquet", ".pq")
+SUFFIXES: Mapping[str, tuple[str, ...]] = {"jsonl": JSONL_SUFFIXES, "csv": CSV_SUFFIXES, "parquet": PARQUET_SUFFIXES}
+"""Each format, and the endings of the file names read in it."""
 
 Format = Literal["jsonl", "csv", "parquet"]
 FORMATS: tuple[Format, ...] = ("jsonl", "csv", "parquet")
@@ -113,15 +115,16 @@ _READERS: dict[str, Callable[[str | os.PathLike[str], IO[bytes]], Iterator[tuple
 }
 
 
-def _format_of(path: str | os.PathLike[str]) -> Format:
+def format_of(
+    path: str | os.PathLike[str], what: str = "the input", formats: Mapping[str, tuple[str, ...]] = SUFFIXES
+) -> str:
+    """The format of the file `path` (`what`, in the message) from its name's ending, one of `formats`."""
     name = os.fspath(path).lower()
-    if name.endswith(JSONL_SUFFIXES):
-        return "jsonl"
-    if name.endswith(CSV_SUFFIXES):
-        return "csv"
-    if name.endswith(PARQUET_SUFFIXES):
-        return "parquet"
-    raise RowError(path, None, "unknown format; the file name must end in .jsonl, .ndjson or .csv")
+    for fmt, suffixes in formats.items():
+        if name.endswith(suffixes):
+            return fmt
+    endings = ", ".join(s for suffixes in formats.values() for s in suffixes)
+    raise RowError(path, None, f"unknown format for {what}; the file name must end in {endings}")
 
 
 def read_stream(
@@ -162,7 +165,7 @@ def read_rows(path: str | os.PathLike[str], format: Format | None = None) -> Ite
     infinity. The CLI and the pytest plugin's case files read with this, so
     they word every problem alike.
     """
-    chosen = _format_of(path) if format is None else format
+    chosen = cast(Format, format_of(path)) if format is None else format
     try:
         f = open(path, "rb")  # noqa: SIM115  # closed below, after the last row
     except OSError as exc:

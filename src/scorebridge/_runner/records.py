@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Hashable, Mapping
 from types import MappingProxyType
 from typing import Any, Final, NamedTuple
 
 from .._protocol.score import FailureKind
+from .._protocol.values import shown
 
 __all__ = [
     "FIELDS",
@@ -78,13 +80,6 @@ _DEPTH: Final = 50
 _INT_BITS: Final = 13_000  # about 4,000 decimal digits
 
 
-def _safe_repr(value: Any) -> str:
-    try:
-        return repr(value)
-    except Exception as exc:
-        return f"<{type(value).__name__} whose repr raised {type(exc).__name__}>"
-
-
 def json_safe(value: Any, depth: int = 0) -> Any:
     """`value` as plain JSON data: what standard JSON cannot hold becomes text.
 
@@ -102,7 +97,7 @@ def json_safe(value: Any, depth: int = 0) -> Any:
     if kind is dict or kind is MappingProxyType:
         if depth < _DEPTH:
             return {k if type(k) is str else _key(k): json_safe(v, depth + 1) for k, v in value.items()}
-        return _safe_repr(value)
+        return shown(value, sys.maxsize)
     if isinstance(value, str):
         return str(value)
     if isinstance(value, bool):
@@ -116,11 +111,11 @@ def json_safe(value: Any, depth: int = 0) -> Any:
             try:
                 return {k if type(k) is str else _key(k): json_safe(v, depth + 1) for k, v in value.items()}
             except Exception:
-                return _safe_repr(value)
+                return shown(value, sys.maxsize)
         if isinstance(value, (list, tuple)):
             return [json_safe(v, depth + 1) for v in value]
-    return _safe_repr(value)
+    return shown(value, sys.maxsize)
 
 
 def _key(key: Any) -> str:
-    return str(key) if isinstance(key, str) else _safe_repr(key)
+    return str(key) if isinstance(key, str) else shown(key, sys.maxsize)

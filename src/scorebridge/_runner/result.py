@@ -7,16 +7,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .records import FIELDS, BenchmarkRecord
 from .stats import mcnemar_exact
-from .summary import Summaries, Summary
+from .summary import Summaries, Summary, number_cell
 
 if TYPE_CHECKING:
     import pandas
 
 __all__ = ["BenchmarkResult", "Comparison"]
-
-
-def _number(x: float | None) -> str:
-    return "-" if x is None else f"{x:.3f}"
 
 
 class Comparison(NamedTuple):
@@ -47,7 +43,7 @@ class Comparison(NamedTuple):
         return "\n".join(
             [
                 f"{self.a} vs {self.b} on {self.pairs} (item, run) pairs scored for both",
-                f"  accuracy: {self.a} {_number(self.accuracy_a)}, {self.b} {_number(self.accuracy_b)}"
+                f"  accuracy: {self.a} {number_cell(self.accuracy_a)}, {self.b} {number_cell(self.accuracy_b)}"
                 f" (difference {diff:+.3f})",
                 f"  discordant pairs: {self.only_a} only {self.a} correct, {self.only_b} only {self.b} correct",
                 f"  exact McNemar test, two-sided: p = {self.p_value:.4g}",

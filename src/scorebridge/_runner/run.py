@@ -18,6 +18,7 @@ from .._protocol.scorer import Scorer, add_note, is_async
 from .._protocol.sync import run_sync
 from .._protocol.values import label_is_missing
 from .._scorers.exact import exact
+from .progress import stderr_is_terminal
 from .records import BenchmarkRecord, is_budget_stop, json_safe
 from .result import BenchmarkResult
 from .store import Key, OutFile, scorer_identity
@@ -34,13 +35,6 @@ _PROGRESS_DELAY = 1.0
 def _error_text(exc: BaseException) -> str:
     message = str(exc)
     return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
-
-
-def _stderr_is_terminal() -> bool:
-    try:
-        return sys.stderr is not None and sys.stderr.isatty()
-    except (AttributeError, ValueError):  # replaced or closed stderr
-        return False
 
 
 _hook_installed = False
@@ -196,7 +190,7 @@ class _Run:
             if (self.names[a], self.ids[i], r) not in self.done
         ]
         pending = len(self.todo)
-        show = _stderr_is_terminal() if self.progress is None else self.progress
+        show = stderr_is_terminal() if self.progress is None else self.progress
         if show and pending:
             from tqdm.auto import tqdm
 

@@ -27,7 +27,7 @@ from typing import Any, NamedTuple, Protocol
 from .._protocol.score import FAILURE_KINDS, FailureKind
 from .stats import wilson_interval
 
-__all__ = ["Summaries", "Summary", "text_table"]
+__all__ = ["Summaries", "Summary", "number_cell", "text_table"]
 
 
 def text_table(rows: Sequence[Sequence[str]], *, right: Iterable[int] = (), rule: bool = False) -> list[str]:
@@ -61,7 +61,8 @@ class _Verdict(Protocol):
     def failure_kind(self) -> FailureKind | None: ...
 
 
-def _number(x: float | None) -> str:
+def number_cell(x: float | None) -> str:
+    """A number as a table shows it: three decimals, or "-" for None."""
     return "-" if x is None else f"{x:.3f}"
 
 
@@ -182,7 +183,7 @@ class Summaries:
         for s in self.summaries:
             ci = "-" if s.interval is None else f"[{s.interval[0]:.3f}, {s.interval[1]:.3f}]"
             rows.append(
-                [s.name, str(s.rows), str(s.scored), str(s.correct), _number(s.accuracy), ci]
+                [s.name, str(s.rows), str(s.scored), str(s.correct), number_cell(s.accuracy), ci]
                 + [str(s.failure_kinds[k]) for k in kinds]
                 + [str(s.unscored)]
             )

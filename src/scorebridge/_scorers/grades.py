@@ -12,13 +12,12 @@ from typing import Final, Literal
 
 from .._protocol.grade import GRADE_WORDS
 
-__all__ = ["GRADE_PATTERN", "Letter", "compile_grade_pattern", "read_grade", "read_verdict"]
+__all__ = ["GRADE_PATTERN", "Letter", "compile_grade_pattern", "read_verdict"]
 
 Letter = Literal["C", "P", "I"]
 
 _LETTER: Final[dict[float, Letter]] = {1.0: "C", 0.5: "P", 0.0: "I"}
 
-_DECORATION: Final = r"[\s*_`'\"()\[\].!]"
 
 GRADE_PATTERN: Final = (
     # "GRADE:", decorations, one grade word, then only decorations to the end of the line: a grade
@@ -92,9 +91,3 @@ def read_verdict(reply: str, pattern: re.Pattern[str] | None = None) -> Letter |
         return f"the reply gives more than one grade: {', '.join(sorted(letters))}"  # type: ignore[arg-type]
     (letter,) = letters
     return letter  # type: ignore[return-value]
-
-
-def read_grade(reply: str, pattern: re.Pattern[str] | None = None) -> Letter | None:
-    """The one clear grade in a grader's reply, "C", "P" or "I", or None (see `read_verdict`)."""
-    verdict = read_verdict(reply, pattern)
-    return verdict if verdict in _LETTER.values() else None  # type: ignore[return-value]

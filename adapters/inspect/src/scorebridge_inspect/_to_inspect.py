@@ -33,9 +33,6 @@ StateReader = Callable[[TaskState], Any]
 _BUDGET_STOPS: Final = frozenset({"max_tokens", "model_length"})
 _REPLACED_BY_BUDGET_STOP: Final = frozenset({"wrong", "parse_failure"})
 
-"""The built-ins that never wait and take microseconds on any text: run inline on Inspect's event loop.
-`detect_pattern` is not one: a user's pattern may backtrack until its timeout (1 s by default)."""
-
 
 def _text_of(message: ChatMessage) -> str:
     return message.text
