@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 import scorebridge as sb
-from scorebridge.kit import item_text
+from scorebridge.kit import item_text, raised_score
 from scorebridge.testing import FakeGrader
 
 BOTH = {"question": "Q", "input": "I"}
@@ -96,3 +96,30 @@ def test_the_cli_and_the_pytest_plugin_give_the_same_message_for_a_bad_file(tmp_
     with pytest.raises(CaseFileError) as caught:
         read_cases(path, name)
     assert done.stderr.strip() == str(caught.value)
+
+
+# A scorer's exception recorded as a Score (on_error="record") was written three times: Inspect AI and Ray
+# gave "the scorer raised ValueError('x')" cut at 300 characters, DSPy's evaluate() "ValueError: x" cut at 500,
+# and Ray's crashed on an exception whose repr raises. The adapters' tests check each gives this one.
+
+
+def test_a_raised_exception_is_recorded_as_an_error_naming_it() -> None:
+    score = raised_score("judge", ValueError("no Lyon here"), "Paris")
+    assert (score.correct, score.failure_kind, score.explanation) == (
+        False,
+        "error",
+        "the scorer raised ValueError('no Lyon here')",
+    )
+
+
+def test_a_raised_exception_on_an_unlabelled_row_is_unscored_with_its_kind() -> None:
+    score = raised_score("judge", ValueError("x"), None)
+    assert (score.correct, score.value, score.failure_kind) == (None, None, "error")
+
+
+def test_an_exception_whose_repr_raises_is_named_by_its_type() -> None:
+    class Odd(Exception):
+        def __repr__(self) -> str:
+            raise RuntimeError("no repr")
+
+    assert raised_score("judge", Odd(), "Paris").explanation == "the scorer raised <Odd whose repr raised RuntimeError>"

@@ -22,6 +22,8 @@ Making Scores:
 - `record(scorer, raw, unlabelled)`: the recording rules over whatever a
   scorer function returned; `recorded(...)`: the rules over fields already
   read (what an adapter that reads a harness's result calls);
+- `raised_score(scorer, exc, label)`: the Score of a row whose scoring raised,
+  where the harness records errors (`on_error="record"`): failure kind "error";
 - `metadata_dict(score)`: a new dict of a Score's metadata.
 
 Scorers:
@@ -67,7 +69,7 @@ from ._protocol.reading import (
     item_text,
     presort,
 )
-from ._protocol.record import record, recorded
+from ._protocol.record import raised_score, record, recorded
 from ._protocol.score import metadata_dict
 from ._protocol.scorer import Scorer, add_note, defined_scorers, is_async, note_scorer, on_scorer_defined
 from ._protocol.values import is_bool, is_missing, is_number, label_is_missing, plain_digits
@@ -103,6 +105,7 @@ __all__ = [
     "on_scorer_defined",
     "plain_digits",
     "presort",
+    "raised_score",
     "read_rows",
     "rebuild",
     "record",

@@ -9,9 +9,9 @@ from typing import Any, Final
 
 from .grade import grade_value
 from .score import FAILURE_KINDS, FailureKind, Score, ScorerContractError, make_score
-from .values import is_bool, is_missing, is_number, plain_digits, shown
+from .values import is_bool, is_missing, is_number, label_is_missing, plain_digits, shown
 
-__all__ = ["record", "recorded"]
+__all__ = ["raised_score", "record", "recorded"]
 
 _KEYS: Final = frozenset({"correct", "outcome", "failure_kind", "value", "explanation", "metadata"})
 
@@ -142,3 +142,14 @@ def recorded(
     else:
         value = float(value)
     return make_score(correct, outcome, kind, value, explanation, metadata)
+
+
+def raised_score(name: str, exc: BaseException, label: Any) -> Score:
+    """The Score of a row whose scoring raised `exc`, where a harness records errors (`on_error="record"`).
+
+    Wrong with failure kind "error" (unscored, the kind kept, when the row has
+    no label), its explanation "the scorer raised " and the exception's repr,
+    cut at 300 characters (an exception whose repr raises is named by its type).
+    """
+    explanation = f"the scorer raised {shown(exc, 300)}"
+    return recorded(name, False, None, "error", None, explanation, None, label_is_missing(label))

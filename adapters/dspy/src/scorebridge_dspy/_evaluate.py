@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 import dspy
 
 from scorebridge import Score, Scorer, Summary
-from scorebridge.kit import is_builtin, label_is_missing, recorded
+from scorebridge.kit import is_builtin, label_is_missing, raised_score, recorded
 
 from ._metric import ScorerMetric
 
@@ -96,12 +96,9 @@ def evaluate(
         try:
             score = metric.score(gold, pred)
         except Exception as exc:
-            error = f"{type(exc).__name__}: {exc}"[:500]
             label = metric.label(gold)
             with lock:
-                raised[id(gold)] = recorded(
-                    scorer.name, False, None, "error", None, f"the scorer raised {error}", None, label_is_missing(label)
-                )
+                raised[id(gold)] = raised_score(scorer.name, exc, label)
             raise
         with lock:
             seen[id(gold), id(pred)] = score

@@ -16,11 +16,11 @@ from inspect_ai.scorer import scorer as inspect_scorer
 from inspect_ai.solver import TaskState
 from inspect_ai.util import registry_create, registry_info
 
-from scorebridge.kit import note_scorer
+from scorebridge.kit import note_scorer, raised_score
 
 from ._compat import ACTIVE_MODEL, Metrics, scorer_metrics, scorer_params
 from ._from_inspect import InspectCall
-from ._score import inspect_score, raised_score
+from ._score import inspect_score
 
 __all__ = ["inspect_again"]
 

@@ -23,12 +23,12 @@ from typing import Any, Final
 from inspect_ai.scorer import Score
 
 import scorebridge as sb
-from scorebridge.kit import GRADER_FAILED, label_is_missing, metadata_dict, recorded
+from scorebridge.kit import GRADER_FAILED, metadata_dict
 
 from ._compat import fast_score, validated_score
 from ._reasons import FAILURE_KIND, INSPECT_REASON, reason_for
 
-__all__ = ["FAST_BUILD", "inspect_score", "raised_score"]
+__all__ = ["FAST_BUILD", "inspect_score"]
 
 FAST_BUILD: Final = fast_score is not None
 """True when the built-in scorers' Inspect Scores are built without validation (see the module's docstring)."""
@@ -77,16 +77,3 @@ def inspect_score(score: sb.Score, trusted: bool = False) -> Score:
             reason = "grader_failed"
         return build(float("nan"), score.outcome, score.explanation, reason, metadata)  # as Score.unscored()
     return build(_value(score), score.outcome, score.explanation, reason, metadata)
-
-
-def raised_score(scorer: str, exc: BaseException, label: Any) -> sb.Score:
-    """The Score `on_error="record"` gives a sample whose scoring raised `exc`: wrong with kind "error".
-
-    Unscored (its kind kept) when the sample has no label. The explanation names the
-    exception (cut at 300 characters; the whole of it is in no log, by design).
-    """
-    try:
-        raised = f"{exc!r:.300}"
-    except Exception:  # an exception whose own repr raises
-        raised = type(exc).__name__
-    return recorded(scorer, False, None, "error", None, f"the scorer raised {raised}", None, label_is_missing(label))

@@ -13,14 +13,14 @@ from inspect_ai.scorer import scorer as inspect_scorer
 from inspect_ai.solver import TaskState
 
 import scorebridge as sb
-from scorebridge.kit import is_builtin, note_scorer, recorded
+from scorebridge.kit import is_builtin, note_scorer, raised_score, recorded
 
 from ._compat import Metrics
 from ._from_inspect import InspectCall
 from ._metrics import default_metrics
 from ._native import NATIVE, ORIGIN, Origin
 from ._round_trip import inspect_again
-from ._score import inspect_score, raised_score
+from ._score import inspect_score
 
 __all__ = ["OnError", "StateReader", "score_fn", "to_inspect"]
 

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 from scorebridge import Scorer
-from scorebridge.kit import is_bool, is_number, label_is_missing, recorded
+from scorebridge.kit import is_bool, is_number, raised_score
 
 from ._columns import column_names, score_arrays
 from ._ship import ScorerSource, ship, unpack
@@ -50,8 +50,7 @@ def _recording(scorer: Scorer) -> Scorer:
     name = scorer.name
 
     def error(exc: Exception, label: Any) -> Any:
-        explanation = f"the scorer raised {exc!r:.300}"
-        return recorded(name, False, None, "error", None, explanation, None, label_is_missing(label))
+        return raised_score(name, exc, label)
 
     fn: Callable[..., Any]
     if scorer.is_async:
