@@ -101,6 +101,26 @@ def test_a_failing_assertion_shows_the_users_line_and_the_score(pytester: pytest
     assert "_assert.py" not in result.stdout.str()  # __tracebackhide__: no frames of ours
 
 
+def test_a_value_the_scorer_cannot_read_fails_with_its_message_and_no_frames_of_ours(
+    pytester: pytest.Pytester,
+) -> None:
+    # a bytes label printed 40-odd lines of scorebridge's source (accepted_answers and the frames above it)
+    pytester.makepyfile(APP + "\ndef test_bytes():\n    assert_scored(sb.exact(), 'Paris', b'Paris')\n")
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [">       assert_scored(sb.exact(), 'Paris', b'Paris')", "E       *ScorerContractError: exact: *"]
+    )
+    assert "scorebridge/_" not in result.stdout.str()
+
+
+def test_a_function_given_as_the_scorer_fails_without_frames_of_ours(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(APP + "\ndef test_fn():\n    assert_scored(lambda i, o, l: True, 'Paris', 'Paris')\n")
+    result = pytester.runpytest()
+    result.stdout.fnmatch_lines(["E       TypeError: assert_scored: scorer must be a scorebridge.Scorer*"])
+    assert "_recorder.py" not in result.stdout.str()
+
+
 # --- the cases marker -------------------------------------------------------
 
 

@@ -6,13 +6,19 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-from scorebridge import Score, Scorer
+from scorebridge import Score, Scorer, ScorerContractError
 from scorebridge.kit import Summary, is_number
 
 from ._messages import accuracy_message, score_message
 from ._recorder import note, require_scorer
 
 __all__ = ["assert_accuracy", "assert_accuracy_async", "assert_scored", "assert_scored_async"]
+
+
+def _bare(exc: ScorerContractError) -> ScorerContractError:
+    """`exc` without scorebridge's frames: its message names the scorer and what it could not read, and pytest
+    would print the source of every frame between the test and the check that raised it (40-odd lines)."""
+    return exc.with_traceback(None)
 
 
 def _check_one(scorer: Scorer, score: Score, output: Any, label: Any, item: Any) -> Score:
@@ -42,14 +48,20 @@ def assert_scored(scorer: Scorer, output: Any, label: Any, item: Any = None) -> 
         TypeError: `scorer` is not a `scorebridge.Scorer`.
     """
     __tracebackhide__ = True
-    score = require_scorer("assert_scored", scorer)(item, output, label)
+    try:
+        score = require_scorer("assert_scored", scorer)(item, output, label)
+    except ScorerContractError as exc:
+        raise _bare(exc)  # noqa: B904 (its cause is kept)
     return _check_one(scorer, score, output, label, item)
 
 
 async def assert_scored_async(scorer: Scorer, output: Any, label: Any, item: Any = None) -> Score:
     """The async twin of `assert_scored`: awaits `scorer.acall`, so an async scorer runs in this loop."""
     __tracebackhide__ = True
-    score = await require_scorer("assert_scored_async", scorer).acall(item, output, label)
+    try:
+        score = await require_scorer("assert_scored_async", scorer).acall(item, output, label)
+    except ScorerContractError as exc:
+        raise _bare(exc)  # noqa: B904 (its cause is kept)
     return _check_one(scorer, score, output, label, item)
 
 
@@ -102,7 +114,10 @@ def assert_accuracy(
     __tracebackhide__ = True
     threshold = _at_least("assert_accuracy", at_least)
     outs, labs = list(outputs), list(labels)
-    scores = require_scorer("assert_accuracy", scorer).score_many(items, outs, labs)
+    try:
+        scores = require_scorer("assert_accuracy", scorer).score_many(items, outs, labs)
+    except ScorerContractError as exc:
+        raise _bare(exc)  # noqa: B904 (its cause is kept)
     return _check_many(scorer, scores, outs, labs, threshold)
 
 
@@ -117,5 +132,8 @@ async def assert_accuracy_async(
     __tracebackhide__ = True
     threshold = _at_least("assert_accuracy_async", at_least)
     outs, labs = list(outputs), list(labels)
-    scores = await require_scorer("assert_accuracy_async", scorer).ascore_many(items, outs, labs)
+    try:
+        scores = await require_scorer("assert_accuracy_async", scorer).ascore_many(items, outs, labs)
+    except ScorerContractError as exc:
+        raise _bare(exc)  # noqa: B904 (its cause is kept)
     return _check_many(scorer, scores, outs, labs, threshold)

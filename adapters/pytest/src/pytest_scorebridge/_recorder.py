@@ -13,6 +13,7 @@ __all__ = ["Recorder", "note", "require_scorer"]
 
 def require_scorer(where: str, scorer: Any) -> Scorer:
     """`scorer` itself when it is a `scorebridge.Scorer`; else a TypeError saying how to make one."""
+    __tracebackhide__ = True
     if not isinstance(scorer, Scorer):
         raise TypeError(
             f"{where}: scorer must be a scorebridge.Scorer (for example scorebridge.exact(), "
