@@ -238,7 +238,8 @@ def test_a_hostile_row_is_file_line_problem(
     assert problem in message
 
 
-def test_nan_and_infinity_are_written_back_as_null(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_nan_is_written_back_as_null_and_infinity_as_its_text(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # an Infinity label was written as null, which means "no label", though the row was scored against "inf"
     (folder / "data.jsonl").write_text(
         '{"output": "x", "label": NaN, "extra": [Infinity, -Infinity, 1.5]}\n', encoding="utf-8"
     )
@@ -250,7 +251,7 @@ def test_nan_and_infinity_are_written_back_as_null(folder: Path, capsys: pytest.
     [line] = (folder / "scored.jsonl").read_text(encoding="utf-8").splitlines()
     written = json.loads(line, parse_constant=refuse)
     assert status == 0
-    assert written["row"] == {"output": "x", "label": None, "extra": [None, None, 1.5]}
+    assert written["row"] == {"output": "x", "label": None, "extra": ["inf", "-inf", 1.5]}
     assert written["score"]["correct"] is None  # a NaN label is no label
 
 

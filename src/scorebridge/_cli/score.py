@@ -36,9 +36,13 @@ STDIN = "<stdin>"
 
 
 def _finite(value: Any) -> Any:
-    """`value` with every NaN and infinity (in lists and dicts, at any depth) replaced by None."""
+    """`value` as standard JSON holds it, in lists and dicts at any depth: NaN as None, an infinity as its text.
+
+    NaN is None because a NaN label is no label, as null is; an infinity is "inf" or "-inf", the text a
+    scorer compares it as (`plain_digits`), so the file says what the row was scored against.
+    """
     if isinstance(value, float):
-        return value if math.isfinite(value) else None
+        return value if math.isfinite(value) else None if math.isnan(value) else repr(value)
     if isinstance(value, dict):
         return {k: _finite(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -49,8 +53,8 @@ def _finite(value: Any) -> Any:
 def json_line(path: str, line: int, row: Mapping[str, Any], score: Score) -> str:
     """One line of `--out`: `{"line", "row", "score"}` as standard JSON, with a newline.
 
-    A NaN or an infinity in the row (JSON's non-standard `NaN`, `Infinity`,
-    which the reader accepts) is written as null: standard JSON has no such
+    A NaN in the row (JSON's non-standard `NaN`, which the reader accepts) is
+    written as null, an infinity as "inf" or "-inf": standard JSON has no such
     number. A value JSON cannot hold (a Parquet timestamp, bytes) is written as
     its `str`.
     """
