@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
+from pathlib import Path
+
+# tests/hostile.py (the hostile values) is imported by name by the hub's tests and the adapters' alike.
+_TESTS = str(Path(__file__).parent / "tests")
+if _TESTS not in sys.path:
+    sys.path.insert(0, _TESTS)
 
 # Inspect AI writes logs and traces under the XDG folders and INSPECT_LOG_DIR; keep
 # them out of the user's home. LiteLLM (under DSPy) would fetch its price list.

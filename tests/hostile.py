@@ -22,7 +22,7 @@ from typing import Any, NoReturn
 
 from hypothesis import strategies as st
 
-__all__ = ["BIG", "Hostile", "HostileMapping", "deep_list", "hostile", "scalars"]
+__all__ = ["BIG", "BrokenRepr", "Hostile", "HostileMapping", "deep_list", "hostile", "nested", "scalars"]
 
 MB = 1_000_000
 
@@ -44,6 +44,18 @@ class Hostile:
 
     def __getattr__(self, name: str) -> NoReturn:
         raise _Raised(f"no {name} here")
+
+
+class BrokenRepr:
+    """A hashable object whose `repr` and `==` raise: a label or an answer that a message must name safely."""
+
+    def __repr__(self) -> str:
+        raise RuntimeError("repr")
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("eq")
+
+    __hash__ = object.__hash__
 
 
 class HostileMapping(Mapping[str, Any]):
@@ -111,6 +123,14 @@ class DeepList(_Shown, list[Any]):
 
 class DeepDict(_Shown, dict[str, Any]):
     pass
+
+
+def nested(depth: int, leaf: Any = "Paris") -> Any:
+    """`leaf` in `depth` plain lists, whose own repr overflows the stack (unlike `deep_list`'s)."""
+    value: Any = leaf
+    for _ in range(depth):
+        value = [value]
+    return value
 
 
 def deep_list(depth: int, leaf: Any = "Paris") -> list[Any]:

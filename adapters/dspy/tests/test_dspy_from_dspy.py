@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from dspy.evaluate import SemanticF1, answer_exact_match, answer_passage_match
 from dspy.utils import DummyLM
+from hostile import BrokenRepr, nested
 
 import scorebridge as sb
 from scorebridge import Score, ScorerContractError
@@ -416,28 +417,11 @@ def test_a_metric_must_be_callable() -> None:
 # Hostile input: a ScorerContractError naming the scorer ("raise"), a recorded error ("record"), never a crash inside
 
 
-class _Hostile:
-    def __repr__(self) -> str:
-        raise RuntimeError("repr")
-
-    def __eq__(self, other: object) -> bool:
-        raise RuntimeError("eq")
-
-    __hash__ = object.__hash__
-
-
-def _deep(depth: int) -> Any:
-    nested: Any = "Paris"
-    for _ in range(depth):
-        nested = [nested]
-    return nested
-
-
 HOSTILE: dict[str, Any] = {
     "a field name that is not a string": lambda: ({1: "q", "question": "q"}, "Paris", "Paris"),
     "a 5000-digit output": lambda: ("q", 10**5000, "Paris"),
-    "an output whose failure_kind's repr raises": lambda: ("q", {"failure_kind": _Hostile()}, "Paris"),
-    "an example item whose label field's == raises": lambda: (clock_item(_Hostile()), "3", "3"),
+    "an output whose failure_kind's repr raises": lambda: ("q", {"failure_kind": BrokenRepr()}, "Paris"),
+    "an example item whose label field's == raises": lambda: (clock_item(BrokenRepr()), "3", "3"),
 }
 
 
@@ -458,9 +442,9 @@ def test_a_label_nested_deep_reaches_the_metric_whose_own_error_names_it() -> No
     # A label nested 100,000 deep raised RecursionError in scorebridge's own reading; it is read now, and what
     # the metric makes of it is the metric's: answer_exact_match raises TypeError, noted with its name.
     with pytest.raises(TypeError) as caught:
-        from_dspy(answer_exact_match)("q", "Paris", _deep(100_000))
+        from_dspy(answer_exact_match)("q", "Paris", nested(100_000))
     assert "raised inside the DSPy metric 'answer_exact_match'" in caught.value.__notes__
-    recorded = from_dspy(answer_exact_match, on_error="record")("q", "Paris", _deep(100_000))
+    recorded = from_dspy(answer_exact_match, on_error="record")("q", "Paris", nested(100_000))
     assert (recorded.failure_kind, recorded.metadata["error"]) == ("error", "TypeError")
 
 

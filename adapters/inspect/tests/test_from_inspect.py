@@ -13,6 +13,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from hostile import BrokenRepr, nested
 from inspect_ai.dataset import Sample
 from inspect_ai.model import (
     ChatMessageSystem,
@@ -370,30 +371,13 @@ def test_an_output_s_logprobs_reach_the_scorer(make_output: Callable[..., ModelO
 # --- hostile input: a ScorerContractError naming the scorer, never a crash inside -----------------------
 
 
-class _Hostile:
-    def __repr__(self) -> str:
-        raise RuntimeError("repr")
-
-    def __eq__(self, other: object) -> bool:
-        raise RuntimeError("eq")
-
-    __hash__ = object.__hash__
-
-
-def _deep(depth: int) -> Any:
-    nested: Any = "Paris"
-    for _ in range(depth):
-        nested = [nested]
-    return nested
-
-
 HOSTILE: dict[str, Callable[[], tuple[Any, Any, Any]]] = {
     "a 5000-digit label": lambda: ("q", "x", 10**5000),  # str() of it raises ValueError (Python's digit limit)
     "a 5000-digit answer": lambda: ("q", "x", [10**5000]),
-    "a label nested 100000 deep": lambda: ("q", "x", _deep(100_000)),  # RecursionError while reading it
-    "an answer whose repr raises": lambda: ("q", "x", [_Hostile()]),  # in the message about it
-    "choices whose repr raises": lambda: ({"input": "q", "choices": [_Hostile()]}, "x", "x"),
-    "a failure_kind whose repr raises": lambda: ("q", {"failure_kind": _Hostile()}, "x"),
+    "a label nested 100000 deep": lambda: ("q", "x", nested(100_000)),  # RecursionError while reading it
+    "an answer whose repr raises": lambda: ("q", "x", [BrokenRepr()]),  # in the message about it
+    "choices whose repr raises": lambda: ({"input": "q", "choices": [BrokenRepr()]}, "x", "x"),
+    "a failure_kind whose repr raises": lambda: ("q", {"failure_kind": BrokenRepr()}, "x"),
 }
 
 
