@@ -5,18 +5,18 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import IO, Any, Literal, cast
+from typing import IO, Any, Literal
 
 __all__ = ["FORMATS", "SUFFIXES", "Format", "RowError", "format_of", "json_object", "read_rows", "read_stream"]
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 CSV_SUFFIXES = (".csv",)
 PARQUET_SUFFIXES = (".parquet", ".pq")
-SUFFIXES: Mapping[str, tuple[str, ...]] = {"jsonl": JSONL_SUFFIXES, "csv": CSV_SUFFIXES, "parquet": PARQUET_SUFFIXES}
-"""Each format, and the endings of the file names read in it."""
 
 Format = Literal["jsonl", "csv", "parquet"]
-FORMATS: tuple[Format, ...] = ("jsonl", "csv", "parquet")
+SUFFIXES: Mapping[Format, tuple[str, ...]] = {"jsonl": JSONL_SUFFIXES, "csv": CSV_SUFFIXES, "parquet": PARQUET_SUFFIXES}
+"""Each format, and the endings of the file names read in it."""
+FORMATS: tuple[Format, ...] = tuple(SUFFIXES)
 
 
 class RowError(ValueError):
@@ -116,8 +116,8 @@ _READERS: dict[str, Callable[[str | os.PathLike[str], IO[bytes]], Iterator[tuple
 
 
 def format_of(
-    path: str | os.PathLike[str], what: str = "the input", formats: Mapping[str, tuple[str, ...]] = SUFFIXES
-) -> str:
+    path: str | os.PathLike[str], what: str = "the input", formats: Mapping[Format, tuple[str, ...]] = SUFFIXES
+) -> Format:
     """The format of the file `path` (`what`, in the message) from its name's ending, one of `formats`."""
     name = os.fspath(path).lower()
     for fmt, suffixes in formats.items():
@@ -165,7 +165,7 @@ def read_rows(path: str | os.PathLike[str], format: Format | None = None) -> Ite
     infinity. The CLI and the pytest plugin's case files read with this, so
     they word every problem alike.
     """
-    chosen = cast(Format, format_of(path)) if format is None else format
+    chosen = format_of(path) if format is None else format
     try:
         f = open(path, "rb")  # noqa: SIM115  # closed below, after the last row
     except OSError as exc:
