@@ -1,0 +1,3 @@
+"""scorebridge and MLflow GenAI, both directions (in progress)."""
+
+__all__: list[str] = []
