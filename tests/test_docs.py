@@ -189,7 +189,7 @@ def test_every_file_cited_is_in_the_repository(doc: Path) -> None:
 def test_the_readmes_test_command_runs_the_docs_test() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "uv run pytest" in readme
-    testpaths = (ROOT / "pyproject.toml").read_text(encoding="utf-8").split("testpaths = ")[1].split("\n")[0]
+    testpaths = (ROOT / "pyproject.toml").read_text(encoding="utf-8").split("testpaths = [")[1].split("]")[0]
     assert '"tests"' in testpaths  # this file is in tests/
 
 
