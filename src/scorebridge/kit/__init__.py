@@ -60,7 +60,7 @@ from collections.abc import Awaitable
 from contextvars import ContextVar, Token
 from typing import Any, Generic, TypeVar
 
-from ._protocol.reading import (
+from .._protocol.reading import (
     ITEM_TEXT_FIELDS,
     Rejected,
     accepted_answers,
@@ -69,14 +69,14 @@ from ._protocol.reading import (
     item_text,
     presort,
 )
-from ._protocol.record import raised_score, record, recorded
-from ._protocol.score import metadata_dict
-from ._protocol.scorer import Scorer, add_note, defined_scorers, is_async, note_scorer, on_scorer_defined
-from ._protocol.values import is_bool, is_missing, is_number, label_is_missing, plain_digits
-from ._runner.files import RowError, read_rows
-from ._runner.summary import Summaries, Summary, text_table
-from ._scorers.builtins import BUILTINS, is_builtin, rebuild
-from ._scorers.model_graded import GRADER_FAILED
+from .._protocol.record import raised_score, record, recorded
+from .._protocol.score import metadata_dict
+from .._protocol.scorer import Scorer, add_note, defined_scorers, is_async, note_scorer, on_scorer_defined
+from .._protocol.values import is_bool, is_missing, is_number, label_is_missing, plain_digits
+from .._runner.files import RowError, read_rows
+from .._runner.summary import Summaries, Summary, text_table
+from .._scorers.builtins import BUILTINS, is_builtin, rebuild
+from .._scorers.model_graded import GRADER_FAILED
 
 __all__ = [
     "BUILTINS",
@@ -162,6 +162,6 @@ def run_sync(aw: Awaitable[T]) -> T:
     call; when a loop is already running here (a notebook, an async test), on another loop of the thread,
     nested, with the running one set aside for the call. No thread is started; the loops are closed when
     their thread ends. asyncio is imported on the first call."""
-    from ._protocol.sync import run_sync as run
+    from .._protocol.sync import run_sync as run
 
     return run(aw)
