@@ -398,7 +398,6 @@ def test_huge_and_odd_text_is_scored_not_refused() -> None:
         ("Paris", ["Paris"]),
         (["Paris", "", "Paris, France"], ["Paris", "Paris, France"]),
         (100000, ["100000"]),
-        (None, [""]),
     ],
 )
 def test_label_becomes_the_target_as_text(label: Any, target: list[str]) -> None:
@@ -411,6 +410,12 @@ def test_no_label_is_unscored_whatever_the_inspect_scorer_says() -> None:
     # inspect_ai#5525: match() with a blank target says C for any output
     s = from_inspect(match())("q", "anything", "")
     assert (s.correct, s.value) == (None, None)
+
+
+def test_no_label_leaves_the_inspect_scorer_unasked() -> None:
+    seen: list[tuple[TaskState, Target]] = []
+    from_inspect(seeing(seen))("q", "anything", None)
+    assert seen == []
 
 
 def test_bad_label_is_an_error_naming_the_scorer() -> None:
