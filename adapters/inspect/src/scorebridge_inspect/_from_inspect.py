@@ -315,10 +315,13 @@ def from_inspect(
       logprobs); messages = the input and the reply. An output that reports
       its own failure_kind, or has `ok` False, is recorded wrong for that
       reason without calling the Inspect scorer (the protocol's pre-sorting); one
-      with no text is scored as "";
+      with no text is scored as "", and NOT_IN_DOCUMENT as the sentinel: when
+      the Inspect scorer does not call it correct, the Score keeps the kind
+      `exact()` gives it, parse_failure or not_in_document (`kit.verdict`);
     - Target: the label's accepted answers as text (a list for several,
-      numbers in plain digits, blanks dropped); no label gives Target("")
-      and, by the recording rules, an unscored Score.
+      numbers in plain digits, blanks dropped). An item with no label is
+      unscored (its output's failure kind kept) without calling the Inspect
+      scorer (`kit.ask`).
 
     An item, output or label that cannot be read (a hostile object, nesting
     too deep, an id of the wrong type) is a `ScorerContractError` naming the
@@ -342,6 +345,15 @@ def from_inspect(
     the kind would not give back is kept in metadata["inspect_reason"], for
     `to_inspect`. A Score written by `to_inspect` carries
     metadata["failure_kind"], which gives correct and the kind exactly.
+
+    options: `threshold`, `model` when given, and `inspect_args`, the
+    Inspect scorer's own arguments as Inspect's registry keeps them (what its
+    log records: `match(location="begin")` has `{"location": "begin"}`; left
+    out when there are none), so a `benchmark(out=...)` scored with
+    `from_inspect(match())` refuses to resume under
+    `from_inspect(match(location="begin"))`. `with_options(threshold=...)`
+    (or `model=`) makes the scorer again around the same Inspect scorer;
+    other Inspect arguments need the Inspect scorer made with them.
 
     model: a `Model` (or a model name, resolved now) that is Inspect's
     active model while the scorer runs, as the evaluated model is in an
