@@ -231,6 +231,14 @@ async def _each_async(
     return best
 
 
+@overload
+def judge_each(
+    scorer_name: str, ask: Ask, call: Callable[[str | None], Awaitable[R]], read: Callable[[R], Score]
+) -> Awaitable[Score]: ...
+@overload
+def judge_each(
+    scorer_name: str, ask: Ask, call: Callable[[str | None], R], read: Callable[[R], Score]
+) -> Score | Awaitable[Score]: ...
 def judge_each(
     scorer_name: str,
     ask: Ask,
