@@ -17,7 +17,6 @@ carries the recording rules, so it is written here, once:
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final, NamedTuple, TypeVar, overload
 
@@ -188,7 +187,7 @@ def judge(
     except Exception as exc:
         _noted(scorer_name, exc)
         raise
-    if inspect.isawaitable(result):
+    if isinstance(result, Awaitable):
         return _awaited(scorer_name, result, read)
     return read(result)  # not an awaitable: an R
 
@@ -218,7 +217,7 @@ async def _each_async(
                 _noted(scorer_name, exc)
                 raise
         try:
-            result = await pending if inspect.isawaitable(pending) else pending
+            result = await pending if isinstance(pending, Awaitable) else pending
         except Exception as exc:
             _noted(scorer_name, exc)
             raise
@@ -264,7 +263,7 @@ def judge_each(
         except Exception as exc:
             _noted(scorer_name, exc)
             raise
-        if inspect.isawaitable(result):  # an async harness: the rest are awaited too
+        if isinstance(result, Awaitable):  # an async harness: the rest are awaited too
             return _each_async(scorer_name, references[n:], result, call, read, best)
         score = read(result)
         if score.correct is True:
