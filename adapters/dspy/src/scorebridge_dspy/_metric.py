@@ -379,7 +379,7 @@ class MetricCall(_Shared):
         native = NATIVE.native(item, output, label)
         if native is not None:  # a scorer run by to_dspy passed on what it read: DSPy's own objects
             example, pred = native
-            shown, outcome = output, _outcome(output)
+            shown, outcome = output, _outcome(_text_element(output))
         else:
             label_field = self.label_field or _label_field_of(item, label)
             output_field = self.output_field or label_field
