@@ -167,7 +167,8 @@ def _unwrapped(fn: Any) -> tuple[Any, int]:
         return fn.__func__, 1
     if isinstance(fn, (types.FunctionType, types.BuiltinFunctionType)):
         return fn, 0
-    call = type(fn).__dict__.get("__call__") if callable(fn) else None  # an object's __call__: after self
+    # an object's __call__ (its class's, or a base class's): its parameters after self
+    call = next((k.__dict__["__call__"] for k in type(fn).__mro__ if "__call__" in k.__dict__), None)
     return (call, 1) if isinstance(call, types.FunctionType) else (fn, 0)
 
 
