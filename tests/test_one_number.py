@@ -79,6 +79,120 @@ def _counts(scored: int, accuracy: float | None, kinds: dict[str, Any]) -> dict[
     return {"scored": scored, "accuracy": accuracy, "failure_kinds": {k: int(v) for k, v in kinds.items()}}
 
 
+@pytest.fixture(scope="module")
+def scorer_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("one_number") / "graded_scorer.py"
+    path.write_text(SCORER, encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def graded(scorer_file: Path) -> sb.Scorer:
+    spec = importlib.util.spec_from_file_location("graded_scorer", scorer_file)
+    assert spec is not None and spec.loader is not None
+    module: ModuleType = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    made: sb.Scorer = module.graded
+    return made
+
+
+def test_benchmark(graded: sb.Scorer) -> None:
+    result = sb.benchmark({"arm": OUTPUTS.__getitem__}, ITEMS, [label for _, label in ROWS], scorer=graded)
+    s = result.summary()["arm"]
+    assert _counts(s.scored, s.accuracy, dict(s.failure_kinds)) == EXPECTED
+
+
+def test_the_command_line(scorer_file: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data.jsonl"
+    data.write_text(
+        "".join(
+            json.dumps({"input": i, "output": o, "label": lab}) + "\n" for i, (o, lab) in zip(ITEMS, ROWS, strict=True)
+        ),
+        encoding="utf-8",
+    )
+    run = subprocess.run(
+        [sys.executable, "-m", "scorebridge", "score", str(data), "--scorer", f"{scorer_file}@graded",
+         "--format", "json"],
+        capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    s = json.loads(run.stdout)
+    assert _counts(s["scored"], s["accuracy"], s["failure_kinds"]) == EXPECTED
+
+
+def test_the_pytest_plugin(scorer_file: Path, pytester: pytest.Pytester) -> None:
+    pytester.syspathinsert(scorer_file.parent)
+    pytester.makepyfile(
+        f"""
+        import pytest
+        from graded_scorer import graded
+
+        ROWS = {ROWS!r}
+
+        @pytest.mark.parametrize("output, label", ROWS)
+        def test_row(scorebridge_record, output, label):
+            scorebridge_record(graded, output, label)
+        """
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=len(ROWS))
+    header = next(line for line in result.outlines if line.startswith("scorer "))
+    row = next(line for line in result.outlines if line.startswith("graded "))
+    table = dict(zip(header.replace("95% CI", "95%_CI").split(), row.replace(", ", ",").split(), strict=True))
+    kinds = {kind: table.get(kind, "0") for kind in sb.FAILURE_KINDS}
+    assert _counts(int(table["scored"]), float(table["accuracy"]), kinds) == {
+        **EXPECTED,
+        "accuracy": pytest.approx(2.5 / 9, abs=5e-4),  # printed with 3 decimals
+    }
+
+
+def test_inspect_ai(graded: sb.Scorer) -> None:
+    pytest.importorskip("inspect_ai")
+    from inspect_ai import Task, eval
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
+    from inspect_ai.solver import generate
+
+    from scorebridge_inspect import to_inspect
+
+    def reply(messages: list[ChatMessage], *args: Any) -> ModelOutput:
+        out = ModelOutput.from_content("mockllm/model", OUTPUTS[messages[-1].text])
+        out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)  # offline: no tokenizer download
+        return out
+
+    samples = [
+        Sample(id=i, input=item, target=label or "")
+        for i, (item, (_, label)) in enumerate(zip(ITEMS, ROWS, strict=True))
+    ]
+    task = Task(dataset=samples, solver=generate(), scorer=to_inspect(graded))
+    [log] = eval(task, model=get_model("mockllm/model", custom_outputs=reply), display="none")
+    assert log.status == "success" and log.results is not None
+    [s] = log.results.scores
+    metrics = {name: m.value for name, m in s.metrics.items()}
+    kinds = {kind: metrics[kind] for kind in sb.FAILURE_KINDS}
+    assert _counts(s.scored_samples or 0, metrics["accuracy"], kinds) == EXPECTED
+    assert s.unscored_samples == 2
+
+
+def test_dspy(graded: sb.Scorer) -> None:
+    pytest.importorskip("dspy")
+    import dspy
+    from dspy.utils import DummyLM
+
+    from scorebridge_dspy import evaluate
+
+    lm = DummyLM({item: {"answer": output} for item, output in OUTPUTS.items()})
+    devset = [
+        dspy.Example(question=i, answer=lab).with_inputs("question") for i, (_, lab) in zip(ITEMS, ROWS, strict=True)
+    ]
+    with dspy.context(lm=lm):
+        evaluation = evaluate(dspy.Predict("question -> answer"), devset, graded, num_threads=1)
+    s = evaluation.summary
+    assert _counts(s.scored, s.accuracy, dict(s.failure_kinds)) == EXPECTED
+    # DSPy's own number divides by every example, the two unlabelled ones counted 0: 2.5 / 11.
+    assert evaluation.dspy_score == pytest.approx(round(100 * 2.5 / 11, 2))
+
+
 # --- The README's within_1pct, written the natural way, and one error policy ---------------------------------
 #
 # The README's scorer declares `label: float` and checks only `label is None`. Inspect's targets and CSV
@@ -494,117 +608,3 @@ def test_a_label_free_scorer_in_the_pytest_plugin(
     assert five == (
         REFERENCE_EXPECTED if reference_based else {**SHORT_EXPECTED, "accuracy": pytest.approx(2 / 3, abs=5e-4)}
     )
-
-
-@pytest.fixture(scope="module")
-def scorer_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("one_number") / "graded_scorer.py"
-    path.write_text(SCORER, encoding="utf-8")
-    return path
-
-
-@pytest.fixture(scope="module")
-def graded(scorer_file: Path) -> sb.Scorer:
-    spec = importlib.util.spec_from_file_location("graded_scorer", scorer_file)
-    assert spec is not None and spec.loader is not None
-    module: ModuleType = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    made: sb.Scorer = module.graded
-    return made
-
-
-def test_benchmark(graded: sb.Scorer) -> None:
-    result = sb.benchmark({"arm": OUTPUTS.__getitem__}, ITEMS, [label for _, label in ROWS], scorer=graded)
-    s = result.summary()["arm"]
-    assert _counts(s.scored, s.accuracy, dict(s.failure_kinds)) == EXPECTED
-
-
-def test_the_command_line(scorer_file: Path, tmp_path: Path) -> None:
-    data = tmp_path / "data.jsonl"
-    data.write_text(
-        "".join(
-            json.dumps({"input": i, "output": o, "label": lab}) + "\n" for i, (o, lab) in zip(ITEMS, ROWS, strict=True)
-        ),
-        encoding="utf-8",
-    )
-    run = subprocess.run(
-        [sys.executable, "-m", "scorebridge", "score", str(data), "--scorer", f"{scorer_file}@graded",
-         "--format", "json"],
-        capture_output=True, text=True, check=False, timeout=120,
-    )  # fmt: skip
-    assert run.returncode == 0, run.stderr
-    s = json.loads(run.stdout)
-    assert _counts(s["scored"], s["accuracy"], s["failure_kinds"]) == EXPECTED
-
-
-def test_the_pytest_plugin(scorer_file: Path, pytester: pytest.Pytester) -> None:
-    pytester.syspathinsert(scorer_file.parent)
-    pytester.makepyfile(
-        f"""
-        import pytest
-        from graded_scorer import graded
-
-        ROWS = {ROWS!r}
-
-        @pytest.mark.parametrize("output, label", ROWS)
-        def test_row(scorebridge_record, output, label):
-            scorebridge_record(graded, output, label)
-        """
-    )
-    result = pytester.runpytest("-p", "no:cacheprovider")
-    result.assert_outcomes(passed=len(ROWS))
-    header = next(line for line in result.outlines if line.startswith("scorer "))
-    row = next(line for line in result.outlines if line.startswith("graded "))
-    table = dict(zip(header.replace("95% CI", "95%_CI").split(), row.replace(", ", ",").split(), strict=True))
-    kinds = {kind: table.get(kind, "0") for kind in sb.FAILURE_KINDS}
-    assert _counts(int(table["scored"]), float(table["accuracy"]), kinds) == {
-        **EXPECTED,
-        "accuracy": pytest.approx(2.5 / 9, abs=5e-4),  # printed with 3 decimals
-    }
-
-
-def test_inspect_ai(graded: sb.Scorer) -> None:
-    pytest.importorskip("inspect_ai")
-    from inspect_ai import Task, eval
-    from inspect_ai.dataset import Sample
-    from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
-    from inspect_ai.solver import generate
-
-    from scorebridge_inspect import to_inspect
-
-    def reply(messages: list[ChatMessage], *args: Any) -> ModelOutput:
-        out = ModelOutput.from_content("mockllm/model", OUTPUTS[messages[-1].text])
-        out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)  # offline: no tokenizer download
-        return out
-
-    samples = [
-        Sample(id=i, input=item, target=label or "")
-        for i, (item, (_, label)) in enumerate(zip(ITEMS, ROWS, strict=True))
-    ]
-    task = Task(dataset=samples, solver=generate(), scorer=to_inspect(graded))
-    [log] = eval(task, model=get_model("mockllm/model", custom_outputs=reply), display="none")
-    assert log.status == "success" and log.results is not None
-    [s] = log.results.scores
-    metrics = {name: m.value for name, m in s.metrics.items()}
-    kinds = {kind: metrics[kind] for kind in sb.FAILURE_KINDS}
-    assert _counts(s.scored_samples or 0, metrics["accuracy"], kinds) == EXPECTED
-    assert s.unscored_samples == 2
-
-
-def test_dspy(graded: sb.Scorer) -> None:
-    pytest.importorskip("dspy")
-    import dspy
-    from dspy.utils import DummyLM
-
-    from scorebridge_dspy import evaluate
-
-    lm = DummyLM({item: {"answer": output} for item, output in OUTPUTS.items()})
-    devset = [
-        dspy.Example(question=i, answer=lab).with_inputs("question") for i, (_, lab) in zip(ITEMS, ROWS, strict=True)
-    ]
-    with dspy.context(lm=lm):
-        evaluation = evaluate(dspy.Predict("question -> answer"), devset, graded, num_threads=1)
-    s = evaluation.summary
-    assert _counts(s.scored, s.accuracy, dict(s.failure_kinds)) == EXPECTED
-    # DSPy's own number divides by every example, the two unlabelled ones counted 0: 2.5 / 11.
-    assert evaluation.dspy_score == pytest.approx(round(100 * 2.5 / 11, 2))
