@@ -21,6 +21,7 @@ from scorebridge.kit import (
     NativeCalls,
     Rejected,
     add_note,
+    element,
     is_bool,
     is_missing,
     is_number,
@@ -367,16 +368,18 @@ class MetricCall(_Shared):
         """The example, the prediction, the outcome and whether it is unlabelled; or the Score of an output that
         reports its own failure, for which the metric is not asked."""
         unlabelled = label_is_missing(label)
+        given = output
         if not isinstance(output, (str, Prediction)):
             rejected = presort(self.name, output, ())
             if type(rejected) is Rejected and rejected.reported:
                 # the protocol's pre-sorting: the output says it failed, so the metric is not asked (what its
                 # text shows, no text or NOT_IN_DOCUMENT, is the metric's to judge)
                 return rejected.record(self.name, unlabelled)
-        native = NATIVE.native(item, output, label)
+            output = _text_element(output)
+        native = NATIVE.native(item, given, label)
         if native is not None:  # a scorer run by to_dspy passed on what it read: DSPy's own objects
             example, pred = native
-            outcome = _outcome(output)
+            outcome = _outcome(_text_element(given))
         else:
             label_field = self.label_field or _label_field_of(item, label)
             output_field = self.output_field or label_field
@@ -444,6 +447,21 @@ def _label_field_of(item: Any, label: Any) -> str:
             if len(holding) == 1:
                 return holding[0]
     return _DEFAULT_FIELD
+
+
+def _text_element(output: Any) -> Any:
+    """An output object's text as the protocol reads it: its `answer` element, else its `text` element (mapping
+    key or attribute); the output itself when it has neither (a string, a number, None, a list ...).
+
+    A DSPy metric reads `pred.answer` as the answer itself: handed an object holding one, `answer_exact_match`
+    once raised TypeError inside its normalising, where `exact()` and every other reader take its text.
+    """
+    if isinstance(output, (str, Prediction)) or is_number(output) or is_missing(output):
+        return output
+    found = element(output, "answer")
+    if found is None:
+        found = element(output, "text")
+    return output if found is None else found
 
 
 def _outcome(answer: Any) -> str | None:
