@@ -8,7 +8,7 @@ import functools
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, Final, TypeVar, overload
+from typing import Any, Final, overload
 
 from .record import record
 from .score import Score, ScorerContractError
@@ -80,31 +80,6 @@ def _remade(name: str, fn: ScorerFn, options: dict[str, Any], made_with: dict[st
 def _remade_by(factory: Callable[..., Scorer], options: dict[str, Any]) -> Scorer:
     """A pickled built-in scorer made again by its factory (`Scorer.__reduce__`)."""
     return factory(**options)
-
-
-_REMADE_AS: Final = "__scorebridge_remade_as__"
-
-Factory = TypeVar("Factory", bound=Callable[..., "Scorer"])
-
-
-def remade_from_options(factory: Factory) -> Factory:
-    """Mark `factory` (a decorator) as making its scorers again from their options alone: `factory(**options)`.
-
-    A Scorer named as the factory, whose `factory` it is, then pickles as that
-    call rather than as its fields, so its `fn` need not pickle (the built-ins'
-    are closures over caches). The protocol decides so without knowing which
-    scorers are built in: the built-ins mark their factories.
-    """
-    setattr(factory, _REMADE_AS, factory.__name__)
-    return factory
-
-
-def _remade_as(factory: object) -> object:
-    """The scorer name `factory` was marked with by `remade_from_options`; None when it was not."""
-    try:
-        return factory.__dict__.get(_REMADE_AS) if callable(factory) else None
-    except Exception:  # a callable whose __dict__ is not a mapping, or raises
-        return None
 
 
 # The types a harness passes a metric or a scorer, by the module of their class: a Scorer given them was
@@ -233,7 +208,9 @@ class Scorer:
         # by one, which __setattr__ refuses. A built-in is made again by its factory from its options (its
         # function is a closure over caches that do not pickle); any other scorer from its fields, so `fn`
         # must pickle (cloudpickle, Ray's, pickles closures and functions of `__main__` by value).
-        if _remade_as(self.factory) == self.name:  # a factory marked by remade_from_options: a built-in's
+        from .remake import remade_as  # the protocol's own: which factories make their scorers from options
+
+        if remade_as(self.factory) == self.name:  # a factory marked by remade_from_options: a built-in's
             return (_remade_by, (self.factory, dict(self.options)))
         made_with = {"factory": self.factory, "recorded": self.recorded, "fast": self.fast}
         return (_remade, (self.name, self.fn, dict(self.options), {**made_with, "check_label": self.check_label}))

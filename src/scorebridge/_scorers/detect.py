@@ -19,7 +19,8 @@ from collections.abc import Callable
 from typing import Final
 
 from .._protocol.reading import collapse, fold, keep
-from .._protocol.scorer import Scorer, remade_from_options
+from .._protocol.remake import remade_from_options
+from .._protocol.scorer import Scorer
 from .detect_compare import PLACES, choice, comparer, flag, stripped_form
 from .detect_rules import drop_punctuation, strip_ends
 from .text import text_scorer

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from .._protocol.reading import fold, fold_label, keep
 from .._protocol.record import recorded
+from .._protocol.remake import remade_from_options
 from .._protocol.score import Score
-from .._protocol.scorer import Scorer, remade_from_options
+from .._protocol.scorer import Scorer
 from .text import text_scorer
 
 __all__ = ["exact"]

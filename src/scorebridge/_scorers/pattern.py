@@ -12,8 +12,9 @@ from typing import Any, Final
 
 from .._protocol.reading import collapse, fold, keep
 from .._protocol.record import recorded
+from .._protocol.remake import remade_from_options
 from .._protocol.score import Score
-from .._protocol.scorer import Scorer, remade_from_options
+from .._protocol.scorer import Scorer
 from .._protocol.values import seconds as timeout_seconds
 from . import deadline
 from .detect_compare import NO_LABEL, REMEMBERED, choice, first_hit, flag, listing, short, stripped_form, targets, whole

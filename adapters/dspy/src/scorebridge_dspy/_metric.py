@@ -139,12 +139,14 @@ class ScorerMetric(_Shared):
         self, gold: Any, pred: Any, trace: Any = None, pred_name: str | None = None, pred_trace: Any = None
     ) -> Any:
         """Score `pred` against `gold`: a float, a bool while bootstrapping, a Prediction for GEPA's feedback."""
-        score, label, output = self._score(gold, pred)
+        score, label = self._score(gold, pred)
         value = score.value
         if value is None:
             raise ScorerContractError(self._unscored(gold, score, label))
         if pred_name is not None:
-            return Prediction(score=value, feedback=feedback_text(score, label, output)) if self.feedback else value
+            if not self.feedback:
+                return value
+            return Prediction(score=value, feedback=feedback_text(score, label, self._output(pred)))
         if trace is not None:
             return score.correct is True if self.threshold is None else value >= self.threshold
         return value
@@ -160,7 +162,7 @@ class ScorerMetric(_Shared):
         store, inputs = _fields_and_inputs(gold)
         return store.get(self.label_field or _label_field(store, inputs))
 
-    def _score(self, gold: Any, pred: Any) -> tuple[Score, Any, Any]:
+    def _score(self, gold: Any, pred: Any) -> tuple[Score, Any]:
         # The hot path: Evaluate calls it once per example. The Example's fields and inputs are read
         # straight from where DSPy keeps them (`_compat`), several times faster than keys(), get() and
         # inputs(), which copy.
@@ -176,14 +178,14 @@ class ScorerMetric(_Shared):
         if self.item is not None:
             item = self.item(gold)
         elif self.builtin:
-            return self.scorer(None, output, label), label, output
+            return self.scorer(None, output, label), label
         elif inputs is None:  # no with_inputs: every field but the label
             item = {k: v for k, v in store.items() if k != label_field and not k.startswith(_DSPY)}
         else:
             item = {k: v for k, v in store.items() if k in inputs}
         token = NATIVE.carry(item, output, label, (gold, pred))
         try:
-            return self.scorer(item, output, label), label, output
+            return self.scorer(item, output, label), label
         finally:
             NATIVE.drop(token)
 
