@@ -7,6 +7,7 @@ summary. It imports no harness; the adapters `scorebridge_inspect`,
 built on the adapter kit, `scorebridge.kit`.
 """
 
+import sys
 from typing import TYPE_CHECKING, Any
 
 from ._protocol.grade import grade_value
@@ -69,8 +70,26 @@ def __getattr__(name: str) -> Any:
 
     value = getattr(import_module(home, __name__), name)
     globals()[name] = value
+    for other, where in _LAZY.items():  # those the import loaded too: a BudgetExceeded raised by benchmark()
+        loaded = sys.modules.get(f"{__name__}{where}")
+        if loaded is not None:
+            _publish(getattr(loaded, other, None))
     return value
 
 
 def __dir__() -> list[str]:
     return sorted([*globals(), *__all__, "__version__"])
+
+
+def _publish(value: object) -> None:
+    """A public class shown by its public path: `scorebridge.ScorerContractError`, not `scorebridge._protocol...`.
+
+    Tracebacks, pytest's report and reprs name a class by its `__module__`; pickle
+    finds it there too, so it must be (and is) an attribute of this module.
+    """
+    if isinstance(value, type) and value.__module__.startswith(f"{__name__}._"):
+        value.__module__ = __name__
+
+
+for _name in __all__:
+    _publish(globals().get(_name))

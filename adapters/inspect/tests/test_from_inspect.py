@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 from hostile import BrokenRepr, nested
+from inspect_ai import Task
+from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
 from inspect_ai.model import (
     ChatMessageSystem,
@@ -43,7 +45,7 @@ from inspect_ai.scorer import (
     scorer,
     value_to_float,
 )
-from inspect_ai.solver import TaskState
+from inspect_ai.solver import TaskState, multiple_choice
 
 import scorebridge as sb
 from scorebridge_inspect import from_inspect
@@ -171,6 +173,29 @@ def test_choice_no_answer_with_a_reason_is_wrong_for_that_reason() -> None:
     # Inspect's N + no_response: the recording rules count an output with a failure_kind as wrong
     s = from_inspect(choice())({"input": "q", "choices": ["a", "b"]}, "", "A")
     assert (s.correct, s.failure_kind, s.value) == (False, "parse_failure", 0.0)
+
+
+@pytest.mark.parametrize(("reply", "label"), [("ANSWER: A, B", "AB"), ("ANSWER: A", "AB"), ("ANSWER: A, B", "A")])
+def test_choice_reads_a_label_of_letters_without_separators_as_inspect_does(
+    make_output: Callable[..., ModelOutput], reply: str, label: str
+) -> None:
+    # Once "AB" (two letters, no comma) was read as one choice, so only one was marked from the output and
+    # from_inspect(choice()) scored "ANSWER: A, B" 0 where Inspect's eval, with the same target, scores 1.
+    item = {"input": "Which are in France?", "choices": ["Paris", "Lyon", "Berlin"]}
+    task = Task(
+        dataset=[Sample(input=item["input"], choices=item["choices"], target=label)],
+        solver=multiple_choice(multiple_correct=len(label) > 1),
+        scorer=choice(),
+    )
+    [log] = inspect_eval(
+        task,
+        model="mockllm/model",
+        model_args={"custom_outputs": [make_output(reply)]},
+        display="none",
+    )
+    assert log.samples is not None
+    native = log.samples[0].scores["choice"].value  # type: ignore[index]
+    assert from_inspect(choice())(item, reply, label).grade == native
 
 
 def test_choices_that_are_not_strings_name_the_scorer() -> None:

@@ -283,9 +283,9 @@ class Scorer:
         # by one, which __setattr__ refuses. A built-in is made again by its factory from its options (its
         # function is a closure over caches that do not pickle); any other scorer from its fields, so `fn`
         # must pickle (cloudpickle, Ray's, pickles closures and functions of `__main__` by value).
-        from .._scorers.builtins import is_builtin  # the built-ins are made of Scorers: imported when used
+        from .remake import remade_as  # the protocol's own: which factories make their scorers from options
 
-        if is_builtin(self):
+        if remade_as(self.factory) == self.name:  # a factory marked by remade_from_options: a built-in's
             return (_remade_by, (self.factory, dict(self.options)))
         check = self.check_label.also if isinstance(self.check_label, _LabelCheck) else self.check_label
         made_with = {"factory": self.factory, "recorded": self.recorded, "fast": self.fast, "check_label": check}

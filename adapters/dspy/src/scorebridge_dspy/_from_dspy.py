@@ -45,7 +45,9 @@ def from_dspy(
       (DSPy's form of several accepted answers);
     - the prediction: the output itself when it is a `dspy.Prediction`, else
       `dspy.Prediction(<output_field>=output)`, `output_field` defaulting to the
-      label's field (DSPy predicts the field it is scored on);
+      label's field (DSPy predicts the field it is scored on); an output object
+      with an `answer` (else `text`) element, mapping key or attribute, gives
+      that element, its text by the protocol's rule, as `exact()` reads it;
 
     and calls the metric as `dspy.Evaluate` does, `metric(example, pred)`
     (None for each further argument it requires): evaluation mode, never

@@ -151,7 +151,9 @@ class ScorerMetric(_Shared):
         if value is None:
             raise ScorerContractError(self._unscored(gold, score, label))
         if pred_name is not None:
-            return Prediction(score=value, feedback=feedback_text(score, label)) if self.feedback else value
+            if not self.feedback:
+                return value
+            return Prediction(score=value, feedback=feedback_text(score, label, self._output(pred)))
         if trace is not None:
             return score.correct is True if self.threshold is None else value >= self.threshold
         return value

@@ -145,8 +145,25 @@ def _state(
         sample_uuid=f"scorebridge-{n}",
     )
     if choices:  # marked from the output, as the multiple_choice() solver marks them
-        mark_choices(state, len(answers) > 1 or any("," in a for a in answers))
+        mark_choices(state, _several(answers))
     return state
+
+
+def _several(answers: tuple[str, ...]) -> bool:
+    """Whether the label names several choices, read as Inspect's `choice()` reads its target.
+
+    Each answer is split at commas and white space; a token of digits is one choice (a
+    position), any other token one choice per character: "AB" is A and B, as "A, B" and
+    ["A", "B"] are. The output is then marked as a `multiple_choice(multiple_correct=True)`
+    solver marks it.
+    """
+    count = 0
+    for answer in answers:
+        for token in answer.replace(",", " ").split():
+            count += 1 if token.isnumeric() else len(token)
+            if count > 1:
+                return True
+    return False
 
 
 def _number(value: Any) -> float | None:
@@ -302,8 +319,8 @@ def from_inspect(
       else "". Never raises: `state.input_text` works for every item;
     - choices: the item's "choices" (a list of strings), marked from the
       output the way the `multiple_choice()` solver marks them (several
-      correct allowed when the label has several answers or a comma), so
-      `choice()` works;
+      correct allowed when the label names several choices as `choice()`
+      reads its target: "A, B", ["A", "B"] or "AB"), so `choice()` works;
     - metadata: the item's "metadata" mapping; else, for a mapping item, its
       other string keys (all but input, choices, id, sample_id, epoch);
     - sample_id: the item's "id" (else "sample_id"), a string or a whole
