@@ -94,9 +94,8 @@ def waiting(folder: Path, repeat: int, rows: int = 200, seconds: float = 0.05, c
     out = Path(folder) / "waiting_scored.jsonl"
     startup = min(wall([str(SCRIPT), "score", str(one), "--scorer", "exact"]) for _ in range(repeat))
     ideal = rows / concurrency * seconds
-    print(
-        f"start-up (one row): {startup:.2f} s; ideal for {rows} rows of {seconds * 1000:.0f} ms, {concurrency} at a time: {ideal:.3f} s"
-    )
+    each = f"{rows} rows of {seconds * 1000:.0f} ms, {concurrency} at a time"
+    print(f"start-up (one row of exact): {startup:.2f} s; the ideal for {each}: {ideal:.3f} s")
     for name in ("wait_async", "wait_sync"):
         command = [str(SCRIPT), "score", str(data), "--scorer", f"{scorers}@{name}", "--out", str(out)]
         command += ["--concurrency", str(concurrency)]
