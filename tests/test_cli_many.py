@@ -64,6 +64,19 @@ def first_is_slowest(item, output, label):
     return output == label
 
 
+_started = [0]
+
+
+@scorer
+def head_waits(item, output, label):
+    with _lock:
+        _started[0] += 1
+    if output == "0":
+        time.sleep(0.5)
+        Path("started").write_text(str(_started[0]))
+    return output == label
+
+
 @scorer
 def fragile(item, output, label):
     if output == "b":
@@ -149,6 +162,23 @@ def test_rows_are_written_in_the_inputs_order_when_later_rows_finish_first(
     status, _, _ = run(capsys, data(folder, NUMBERS), "--scorer", "mine.py@first_is_slowest", "--out", "scored.jsonl")
     assert status == 0
     assert [row["line"] for row in written(folder)] == list(range(1, 41))
+
+
+def test_rows_waiting_for_a_slow_row_before_them_are_bounded_by_twice_the_concurrency(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # memory flat in the number of rows: while row 1 waits, at most 2 x 4 rows are read and scored, not all 40
+    run(capsys, data(folder, NUMBERS), "--scorer", "mine.py@head_waits", "--concurrency", "4", "--out", "scored.jsonl")
+    assert (folder / "started").read_text() == "8"
+    assert len(written(folder)) == 40
+
+
+@pytest.mark.parametrize("n", ["0", "-1", "two"])
+def test_concurrency_is_a_whole_number_of_at_least_1(n: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["score", "x.jsonl", "--scorer", "exact", "--concurrency", n])
+    assert exit_.value.code == 2
+    assert "expected a whole number, at least 1" in capsys.readouterr().err
 
 
 def test_the_summary_of_concurrent_scoring_is_summary_of(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
