@@ -305,7 +305,8 @@ def test_an_option_value_of_the_wrong_type_is_refused_before_row_1(
     )
     assert (status, out) == (2, "")
     assert err.splitlines() == [
-        "scorebridge score: mine.py@within: -S tolerance=abc: tolerance takes a number (its default is 0.01), not text"
+        "scorebridge score: mine.py@within: -S tolerance=abc: tolerance takes a number (its default is 0.01), "
+        "not 'abc' (text)"
     ]
     assert not (folder / "called").exists()  # no row was scored
 
@@ -315,7 +316,7 @@ def test_an_unannotated_option_is_checked_against_its_defaults_type(
 ) -> None:
     status, _, err = run(capsys, data(folder, ABC), "--scorer", "mine.py@near", "-S", "strict=sometimes")
     assert status == 2
-    assert "-S strict=sometimes: strict takes True or False (its default is False), not text" in err
+    assert "-S strict=sometimes: strict takes True or False (its default is False), not 'sometimes' (text)" in err
 
 
 def test_an_int_is_a_number_for_a_float_option(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
