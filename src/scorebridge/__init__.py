@@ -19,6 +19,7 @@ from ._scorers.model_graded import model_graded_fact, model_graded_qa
 from ._scorers.pattern import detect_answer, detect_pattern
 
 if TYPE_CHECKING:
+    from ._runner.compare import RunComparison, compare
     from ._runner.records import BudgetExceeded
     from ._runner.result import BenchmarkResult
     from ._runner.run import abenchmark, benchmark
@@ -28,6 +29,7 @@ __all__ = [
     "BenchmarkResult",
     "BudgetExceeded",
     "FailureKind",
+    "RunComparison",
     "Score",
     "Scorer",
     "ScorerContractError",
@@ -35,6 +37,7 @@ __all__ = [
     "Summary",
     "abenchmark",
     "benchmark",
+    "compare",
     "detect_answer",
     "detect_exact",
     "detect_includes",
@@ -52,6 +55,8 @@ _LAZY = {
     "BudgetExceeded": "._runner.records",
     "abenchmark": "._runner.run",
     "benchmark": "._runner.run",
+    "RunComparison": "._runner.compare",
+    "compare": "._runner.compare",
 }
 
 

@@ -186,7 +186,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action=_Version, help="print the version and exit")
     subcommands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add in (_add_demo, _add_score, _add_list):
+    from .compare import add_parser as _add_compare  # here: compare imports this module
+
+    for add in (_add_demo, _add_score, _add_list, _add_compare):
         add(subcommands)
     return parser
 
