@@ -53,7 +53,7 @@ TEXT_LIMIT: Final = 2000
 _SCORED_FORMATS: Final[Mapping[Format, tuple[str, ...]]] = {"jsonl": JSONL_SUFFIXES, "parquet": PARQUET_SUFFIXES}
 _ITEM_FIELDS: Final = ("item", *ITEM_TEXT_FIELDS)
 _KINDS: Final = (None, *FAILURE_KINDS)
-_KIND_CODE: Final = {k: i for i, k in enumerate(_KINDS)}
+_KIND_CODE: Final[dict[str | None, int]] = {k: i for i, k in enumerate(_KINDS)}
 _WRONG, _RIGHT, _UNSCORED = 0, 1, 2
 
 
@@ -255,12 +255,12 @@ class _Shape:
         self.kind = kind  # "benchmark", "nested" or "flat"
         self.scorer = scorer
 
-    def fields(self, row: Mapping[str, Any]) -> Mapping[str, Any]:
-        """The row's own fields (what an id or a group column is looked up in)."""
+    def fields(self, row: Mapping[str, Any], deep: bool = True) -> Mapping[str, Any]:
+        """The row's own fields (what an id or a group column is looked up in; `deep`: a record's metadata too)."""
         if self.kind == "nested":
             inner = row.get("row")
-            return inner if isinstance(inner, Mapping) else {}
-        if self.kind == "benchmark":
+            return inner if type(inner) is dict or isinstance(inner, Mapping) else {}
+        if self.kind == "benchmark" and deep:
             meta = row.get("metadata")
             return {**meta, **row} if isinstance(meta, Mapping) else row
         return row
@@ -269,7 +269,7 @@ class _Shape:
         """Where the row's Score fields are."""
         if self.kind == "nested":
             score = row.get("score")
-            return score if isinstance(score, Mapping) else {}
+            return score if type(score) is dict or isinstance(score, Mapping) else {}
         return row
 
     def output(self, fields: Mapping[str, Any], output_field: str) -> Any:
@@ -371,6 +371,8 @@ class _Reader:
         self.arm = arm
         self.group_by = group_by
         self.output_field = output_field
+        self.text_fields = (*_ITEM_FIELDS, output_field)
+        self.deep = bool(group_by) or id is not None  # a benchmark record's metadata is looked in too
 
     def _bad(self, where: int, problem: str) -> RowError:
         return RowError(self.side.source, where, problem)
@@ -394,7 +396,8 @@ class _Reader:
 
     def add(self, shape: _Shape, where: int, row: Mapping[str, Any]) -> None:
         side = self.side
-        if shape.kind == "benchmark":
+        kind_of_shape = shape.kind
+        if kind_of_shape == "benchmark":
             arm = row.get("arm")
             if isinstance(arm, str):
                 side.arms.add(arm)
@@ -407,7 +410,7 @@ class _Reader:
                         where,
                         f"records of several arms ({side.arm!r}, {arm!r}, ...): choose one with --arm (arm= in Python)",
                     )
-        fields = shape.fields(row)
+        fields = shape.fields(row, self.deep)
         if side.id_field is None:
             side.id_field = _id_field(shape, fields, self.id)
         key = self._key(shape, where, row, fields)
@@ -422,11 +425,15 @@ class _Reader:
         correct = verdict.get("correct")
         value = verdict.get("value")
         kind = verdict.get("failure_kind")
-        if type(correct) not in (bool, type(None)):
+        if correct is not True and correct is not False and correct is not None:
             raise self._bad(where, f"not a scored row: correct is {correct!r:.40}, not true, false or null")
-        if kind is not None and kind not in _KIND_CODE:
+        code = _KIND_CODE.get(kind) if kind is None or type(kind) is str else None
+        if code is None:
             raise self._bad(where, f"not a scored row: failure_kind {kind!r:.40} is not one of {FAILURE_KINDS}")
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+        number = type(value)
+        if (value is not None and number is not float and number is not int) and (
+            number is bool or not isinstance(value, (int, float))
+        ):
             raise self._bad(where, f"not a scored row: value is {value!r:.40}, not a number or null")
         side.index[key] = len(side.ids)
         side.ids.append(key)
@@ -435,18 +442,21 @@ class _Reader:
             side.value.append(math.nan)
         else:
             side.verdict.append(_RIGHT if correct else _WRONG)
-            v = float(correct) if value is None or (isinstance(value, float) and math.isnan(value)) else float(value)
-            if v not in (0.0, 1.0):
+            v = float(correct) if value is None or value != value else float(value)  # NaN: the verdict
+            if v != 0.0 and v != 1.0:
                 side.partial = True
             side.value.append(v)
-        side.kind.append(_KIND_CODE[kind])
+        side.kind.append(code)
         side.group.append(side.group_code(group_key(fields, self.group_by)) if self.group_by else 0)
         text = 0
-        for part in (fields.get(f) for f in (*_ITEM_FIELDS, self.output_field)):
-            if isinstance(part, str):
+        get = fields.get
+        for name in self.text_fields:
+            part = get(name)
+            if type(part) is str:
                 text += len(part)
-        if shape.kind == "benchmark":
-            text += len(row.get("outcome") or "") if isinstance(row.get("outcome"), str) else 0
+        if kind_of_shape == "benchmark":
+            outcome = row.get("outcome")
+            text += len(outcome) if type(outcome) is str else 0
         side.length.append(text)
         side.where.append(where)
 
@@ -462,7 +472,7 @@ class _Reader:
             value = fields[name]
         if value is None:
             raise self._bad(where, f"the id field {name!r} is null")
-        if not isinstance(value, (str, int, float, bool)):
+        if type(value) is not str and not isinstance(value, (str, int, float, bool)):
             value = _as_text(value)
         if shape.kind == "benchmark" and name == "item_id" and row.get("run"):
             return (value, row["run"])
