@@ -70,14 +70,14 @@ def test_a_scorer_in_a_module_by_package_module_name(folder: Path, capsys: pytes
     assert (status, json.loads(out)["correct"]) == (0, 3)
 
 
-def test_a_factory_is_called_with_the_options(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_factory_in_a_module_is_called_with_the_options(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (folder / "factories.py").write_text(
         "import scorebridge as sb\n\n\ndef strict(normalise=False):\n    return sb.exact(normalise=normalise)\n",
         encoding="utf-8",
     )
     (folder / "data.jsonl").write_text('{"output": "PARIS", "label": "Paris"}\n', encoding="utf-8")
-    assert json.loads(score(capsys, "--scorer", "factories.py@strict")[1])["correct"] == 0
-    assert json.loads(score(capsys, "--scorer", "factories.py@strict", "-S", "normalise=yes")[1])["correct"] == 1
+    assert json.loads(score(capsys, "--scorer", "factories:strict")[1])["correct"] == 0
+    assert json.loads(score(capsys, "--scorer", "factories:strict", "-S", "normalise=yes")[1])["correct"] == 1
 
 
 def test_an_assigned_scorer_is_found_by_its_variable(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -138,7 +138,7 @@ def test_a_file_of_plain_functions_is_told_to_use_the_decorator(
 def test_something_else_is_refused(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (folder / "other.py").write_text("NAME = 'exact'\n\n\ndef make():\n    return 42\n", encoding="utf-8")
     assert "other.py@NAME is a str, not a scorebridge Scorer" in score(capsys, "--scorer", "other.py@NAME")[2]
-    assert "other.py@make() returned an int, not a scorebridge Scorer" in score(capsys, "--scorer", "other.py@make")[2]
+    assert "other:make() returned an int, not a scorebridge Scorer" in score(capsys, "--scorer", "other:make")[2]
 
 
 @pytest.mark.parametrize(
