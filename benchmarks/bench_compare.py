@@ -41,15 +41,15 @@ def write_runs(folder: Path, rows: int) -> tuple[Path, Path]:
                     "category": ("math", "geography", "history", "science")[i % 4],
                 }
                 score = {
-                    "correct": right,
-                    "outcome": row["output"],
-                    "failure_kind": None if right else "wrong",
-                    "value": 1.0 if right else 0.0,
-                    "explanation": None,
-                    "metadata": {},
-                    "grade": "C" if right else "I",
+                    "exact.correct": right,
+                    "exact.value": 1.0 if right else 0.0,
+                    "exact.grade": "C" if right else "I",
+                    "exact.outcome": row["output"],
+                    "exact.failure_kind": None if right else "wrong",
+                    "exact.explanation": None,
+                    "exact.metadata": "{}",
                 }
-                f.write(json.dumps({"line": i + 1, "row": row, "score": score}) + "\n")
+                f.write(json.dumps({"line": i + 1, **row, **score}) + "\n")
         paths.append(path)
     return paths[0], paths[1]
 
@@ -59,9 +59,8 @@ def to_parquet(path: Path) -> Path:
     import pyarrow.parquet as pq
 
     rows = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
-    flat = [{**r["row"], **{k: v for k, v in r["score"].items() if k != "metadata"}} for r in rows]
     target = path.with_suffix(".parquet")
-    pq.write_table(pa.Table.from_pylist(flat), target)
+    pq.write_table(pa.Table.from_pylist(rows), target)
     return target
 
 

@@ -163,9 +163,8 @@ def test_parquet_runs_compare_as_jsonl_ones(runs: tuple[Path, Path]) -> None:
     paths = []
     for path in runs:
         rows = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
-        flat = [{**r["row"], **{k: v for k, v in r["score"].items() if k != "metadata"}} for r in rows]
         target = path.with_suffix(".parquet")
-        pq.write_table(pa.Table.from_pylist(flat), target)
+        pq.write_table(pa.Table.from_pylist(rows), target)
         paths.append(target)
     from_parquet = sb.compare(*paths).as_dict()
     from_jsonl = sb.compare(*runs).as_dict()
@@ -214,10 +213,10 @@ def test_two_arms_of_one_benchmark_compare(tmp_path: Path, capsys: pytest.Captur
 
 
 def test_rows_as_a_ray_dataset_writes_them_compare_alike(runs: tuple[Path, Path]) -> None:
-    # score_dataset's shape: the row's columns, then the Score's, side by side
+    # score_dataset's shape: the row's columns, then the Score's, side by side, unprefixed
     def flat(path: Path) -> list[dict[str, Any]]:
         rows = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
-        return [{**r["row"], **r["score"], "metadata": "{}"} for r in rows]
+        return [{k.removeprefix("exact."): v for k, v in r.items()} for r in rows]
 
     assert sb.compare(flat(runs[0]), flat(runs[1])).paired == sb.compare(*runs).paired
 

@@ -86,6 +86,27 @@ def add_report(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds; got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0; got {text!r}")
+    return value
+
+
+def add_progress(p: argparse.ArgumentParser) -> None:
+    """--progress-interval, as `score` takes it."""
+    p.add_argument(
+        "--progress-interval",
+        type=_seconds,
+        metavar="SECONDS",
+        help="where stderr is no terminal (a CI log): a progress line every SECONDS (default: 10), and one at the "
+        "end of a run that printed any",
+    )
+
+
 def add_parser(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """The `compare` subcommand's parser."""
     p = subcommands.add_parser(
@@ -111,6 +132,11 @@ def add_parser(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
         default=[],
         metavar="ARM",
         help="for benchmark files of several arms: the arm to compare (once for both files, or twice: base's, new's)",
+    )
+    p.add_argument(
+        "--scorer",
+        metavar="NAME",
+        help="for files of several scorers' scores (score --scorer a --scorer b): the scorer compared",
     )
     p.add_argument("--output-field", default="output", metavar="F", help="the output's field (default: output)")
     add_group_by(p)
@@ -152,9 +178,15 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--arm is given once (both files) or twice (base's, then new's)")
     try:
         result = compare(
-            args.base, args.new, id=args.id, arm=arms, group_by=args.group_by or None, output_field=args.output_field
+            args.base,
+            args.new,
+            id=args.id,
+            arm=arms,
+            scorer=args.scorer,
+            group_by=args.group_by or None,
+            output_field=args.output_field,
         )
-    except (ValueError, TypeError) as exc:
+    except ValueError as exc:
         from .._runner.files import RowError
 
         if isinstance(exc, RowError):

@@ -187,6 +187,11 @@ def _add_score(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
         '(pip install "scorebridge[ray]")',
     )
     p.add_argument("--address", metavar="ADDRESS", help="with --engine ray: the cluster's address (default: Ray's own)")
+    from .compare import add_group_by, add_progress, add_report  # the options `compare` shares
+
+    add_group_by(p)
+    add_report(p)
+    add_progress(p)
     p.set_defaults(module="score")
 
 

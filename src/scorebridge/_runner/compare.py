@@ -249,11 +249,18 @@ def _as_text(value: Any) -> str:
 
 
 class _Shape:
-    """How the rows of one run hold their fields: benchmark records, nested {"row", "score"}, or flat columns."""
+    """How the rows of one run hold their fields and Score.
 
-    def __init__(self, kind: str, scorer: Mapping[str, Any] | None = None) -> None:
-        self.kind = kind  # "benchmark", "nested" or "flat"
+    "columns": what `scorebridge score --out` writes (the row's fields, then `SCORER.FIELD` columns);
+    "benchmark": benchmark records; "nested": `{"line", "row", "score"}` (what `score --out` wrote before);
+    "flat": the row's fields and the Score's side by side (`scorebridge_ray.score_dataset`).
+    """
+
+    def __init__(self, kind: str, scorer: Mapping[str, Any] | None = None, prefix: str = "") -> None:
+        self.kind = kind
         self.scorer = scorer
+        self.prefix = prefix
+        self.keys = tuple(prefix + f for f in ("correct", "value", "failure_kind", "outcome", "explanation"))
 
     def fields(self, row: Mapping[str, Any], deep: bool = True) -> Mapping[str, Any]:
         """The row's own fields (what an id or a group column is looked up in; `deep`: a record's metadata too)."""
@@ -266,7 +273,7 @@ class _Shape:
         return row
 
     def verdict(self, row: Mapping[str, Any]) -> Mapping[str, Any]:
-        """Where the row's Score fields are."""
+        """Where the row's Score fields are (under `keys`)."""
         if self.kind == "nested":
             score = row.get("score")
             return score if type(score) is dict or isinstance(score, Mapping) else {}
@@ -276,11 +283,25 @@ class _Shape:
         return None if self.kind == "benchmark" else fields.get(output_field)
 
 
-def _shape_of(path: str, line: int, row: Mapping[str, Any]) -> tuple[_Shape, bool]:
+def _scorers_in(row: Mapping[str, Any]) -> list[str]:
+    return [c[:-6] for c in row if isinstance(c, str) and c.endswith(".grade") and f"{c[:-6]}.correct" in row]
+
+
+def _shape_of(path: str, line: int, row: Mapping[str, Any], scorer: str | None) -> tuple[_Shape, bool]:
     """The shape of a run from its first row, and whether that row is a header (to skip)."""
     if row.get("scorebridge") == "benchmark":
-        scorer = row.get("scorer")
-        return _Shape("benchmark", scorer if isinstance(scorer, Mapping) else None), True
+        identity = row.get("scorer")
+        return _Shape("benchmark", identity if isinstance(identity, Mapping) else None), True
+    names = _scorers_in(row)
+    if names:
+        if scorer is None and len(names) > 1:
+            raise RowError(
+                path, line, f"scores of several scorers ({', '.join(names)}): choose one with --scorer (scorer=)"
+            )
+        chosen = names[0] if scorer is None else scorer
+        if chosen not in names:
+            raise RowError(path, line, f"no scores of the scorer {chosen!r}; the file has {', '.join(names)}")
+        return _Shape("columns", {"name": chosen}, prefix=f"{chosen}."), False
     if isinstance(row.get("score"), Mapping) and isinstance(row.get("row"), Mapping):
         return _Shape("nested"), False
     if all(f in row for f in FIELDS):
@@ -290,8 +311,8 @@ def _shape_of(path: str, line: int, row: Mapping[str, Any]) -> tuple[_Shape, boo
     raise RowError(
         path,
         line,
-        "not a scored row: expected what `scorebridge score --out` writes (a row and its score), or a "
-        "benchmark file (its header, then one record a line)",
+        "not a scored row: expected what `scorebridge score --out` writes (the row and SCORER.correct, ... "
+        "columns), or a benchmark file (its header, then one record a line)",
     )
 
 
@@ -364,9 +385,17 @@ class _Reader:
     """Reads the rows of one run into a `_Side`."""
 
     def __init__(
-        self, side: _Side, *, id: str | None, arm: str | None, group_by: Sequence[str], output_field: str
+        self,
+        side: _Side,
+        *,
+        id: str | None,
+        arm: str | None,
+        scorer: str | None,
+        group_by: Sequence[str],
+        output_field: str,
     ) -> None:
         self.side = side
+        self.scorer = scorer
         self.id = id
         self.arm = arm
         self.group_by = group_by
@@ -382,7 +411,7 @@ class _Reader:
         shape: _Shape | None = None
         for where, row in rows:
             if shape is None:
-                shape, header = _shape_of(side.source, where, row)
+                shape, header = _shape_of(side.source, where, row, self.scorer)
                 side.shape = shape
                 if header:
                     continue
@@ -422,9 +451,10 @@ class _Reader:
                 + ("" if self.id is not None else " (name the id column with --id, id= in Python)"),
             )
         verdict = shape.verdict(row)
-        correct = verdict.get("correct")
-        value = verdict.get("value")
-        kind = verdict.get("failure_kind")
+        correct_key, value_key, kind_key = shape.keys[:3]
+        correct = verdict.get(correct_key)
+        value = verdict.get(value_key)
+        kind = verdict.get(kind_key)
         if correct is not True and correct is not False and correct is not None:
             raise self._bad(where, f"not a scored row: correct is {correct!r:.40}, not true, false or null")
         code = _KIND_CODE.get(kind) if kind is None or type(kind) is str else None
@@ -523,16 +553,7 @@ def _memory_rows(
     return ((n, row) for n, row in enumerate(rows, start=1)), fetch
 
 
-def _read_side(
-    label: str,
-    run: Any,
-    *,
-    name: str | None,
-    id: str | None,
-    arm: str | None,
-    group_by: Sequence[str],
-    output_field: str,
-) -> _Side:
+def _read_side(label: str, run: Any, *, name: str | None, **options: Any) -> _Side:
     from .result import BenchmarkResult
 
     if isinstance(run, (str, os.PathLike)):
@@ -562,7 +583,7 @@ def _read_side(
         side_rows, side.fetch = _memory_rows(records)
         if isinstance(run, BenchmarkResult):
             side.shape = _Shape("benchmark", {"name": run.scorer, "options": {}})
-    _Reader(side, id=id, arm=arm, group_by=group_by, output_field=output_field).read(side_rows)
+    _Reader(side, **options).read(side_rows)
     return side
 
 
@@ -761,13 +782,14 @@ def _flip_side(side: _Side, i: int, row: Mapping[str, Any] | None, output_field:
     verdict: Mapping[str, Any] = {} if row is None or shape is None else shape.verdict(row)
     v = side.verdict[i]
     item = next((fields[f] for f in _ITEM_FIELDS if f in fields), None)
-    explanation = verdict.get("explanation")
+    keys = ("", "", "", "outcome", "explanation") if shape is None else shape.keys
+    explanation = verdict.get(keys[4])
     if shape is not None and shape.kind == "benchmark" and verdict.get("error"):
         explanation = f"{verdict.get('error')}" + (f"; {explanation}" if explanation else "")
     return FlipSide(
         None if v == _UNSCORED else v == _RIGHT,
         None if v == _UNSCORED else side.value[i],
-        _cut(verdict.get("outcome")),
+        _cut(verdict.get(keys[3])),
         _KINDS[side.kind[i]],
         _cut(None if shape is None else shape.output(fields, output_field)),
         _cut(item),
@@ -782,6 +804,7 @@ def compare(
     *,
     id: str | None = None,
     arm: str | tuple[str, str] | None = None,
+    scorer: str | None = None,
     group_by: str | Sequence[str] | None = None,
     output_field: str = "output",
     names: tuple[str, str] | None = None,
@@ -795,9 +818,12 @@ def compare(
             row by row), or rows in memory (dicts in either file's shape).
         id: The field that pairs rows. Default: a benchmark record's item id
             (and its run); else the row's `id`, else its item (`item`,
-            `input`, `question`), else its line. Ids must be unique on a side.
+            `input`, `question`), else its `line`. Ids must be unique on a side.
         arm: For benchmark records of several arms, the arm to compare (one
             name for both sides, or a pair (base's, new's)).
+        scorer: For a file of several scorers' scores (`score --scorer a
+            --scorer b`), the scorer whose scores are compared (its column
+            prefix, `a`); one scorer's file needs none.
         group_by: Columns (a name, a comma list, or several) to compare by
             group too: a pair's group is base's value of them.
         output_field: The output's field in a row (`output`), shown beside
@@ -813,8 +839,9 @@ def compare(
     if len(arms) != 2:
         raise ValueError(f"compare: arm must be a name or a pair of names; got {arm!r}")
     label_names = names or (None, None)
-    b = _read_side("base", base, name=label_names[0], id=id, arm=arms[0], group_by=columns, output_field=output_field)
-    n = _read_side("new", new, name=label_names[1], id=id, arm=arms[1], group_by=columns, output_field=output_field)
+    options = {"id": id, "scorer": scorer, "group_by": columns, "output_field": output_field}
+    b = _read_side("base", base, name=label_names[0], arm=arms[0], **options)
+    n = _read_side("new", new, name=label_names[1], arm=arms[1], **options)
     if b.id_field != n.id_field:
         raise ValueError(
             f"compare: base pairs by {b.id_field!r} but new by {n.id_field!r} (each side's default); "
