@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ._protocol.grade import grade_value
 from ._protocol.score import FAILURE_KINDS, FailureKind, Score, ScorerContractError
 from ._protocol.scorer import Scorer, scorer
+from ._runner.groups import GroupedSummaries
 from ._runner.summary import Summaries, Summary
 from ._scorers.detect import detect_exact, detect_includes, detect_match
 from ._scorers.exact import exact
@@ -29,6 +30,7 @@ __all__ = [
     "BenchmarkResult",
     "BudgetExceeded",
     "FailureKind",
+    "GroupedSummaries",
     "RunComparison",
     "Score",
     "Scorer",

@@ -13,7 +13,6 @@ group is named, ordered and counted alike everywhere:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
@@ -50,6 +49,8 @@ def parse_group_by(columns: str | Sequence[str] | None) -> tuple[str, ...]:
 def _hashable(value: Any) -> Hashable:
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
+    import json
+
     try:
         return json.dumps(value, sort_keys=True, default=str)
     except (TypeError, ValueError, RecursionError):
@@ -84,6 +85,7 @@ class GroupedSummaries:
 
     `str()` is one table: a line per group, then the whole (named `all`).
     `as_dict()` gives `[{"group": {column: value}, **summary}, ...]`.
+    `GroupedSummaries.of(name, columns, rows)` counts rows of fields and verdicts.
     """
 
     __slots__ = ("columns", "groups", "keys", "whole")
@@ -97,13 +99,14 @@ class GroupedSummaries:
 
     @classmethod
     def of(
-        cls, name: str, columns: Sequence[str], rows: Iterable[tuple[tuple[Hashable, ...], Any]]
+        cls, name: str, columns: Sequence[str], rows: Iterable[tuple[Mapping[str, Any] | None, Any]]
     ) -> GroupedSummaries:
-        """Count `(group key, verdict)` pairs (a verdict has `correct`, `value`, `failure_kind`: see `Summary.of`)."""
+        """Count `(fields, verdict)` pairs: a row's fields (a mapping, or None: no value for any column), and its
+        verdict (anything with `correct`, `value`, `failure_kind`, as for `Summary.of`). `name` names the whole."""
         by_group: dict[tuple[Hashable, ...], list[Any]] = {}
         every: list[Any] = []
-        for key, verdict in rows:
-            by_group.setdefault(key, []).append(verdict)
+        for fields, verdict in rows:
+            by_group.setdefault(group_key(fields, columns), []).append(verdict)
             every.append(verdict)
         keyed = [(key, Summary.of(group_name(key, columns), vs)) for key, vs in by_group.items()]
         return cls(columns, keyed, Summary.of(name, every))

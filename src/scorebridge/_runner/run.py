@@ -230,7 +230,8 @@ class _Run:
 
     def _result(self) -> BenchmarkResult:
         records = [self.done[n, i, r] for n in self.names for i in self.ids for r in range(self.runs)]
-        return BenchmarkResult(records, self.names, self.scorer.name)
+        items = dict(zip(self.ids, self.items, strict=True))  # for summary(group_by=...): an item's fields
+        return BenchmarkResult(records, self.names, self.scorer.name, items=items, runs=self.runs)
 
     # --- one run after another, in this thread -----------------------------------------------
 
