@@ -271,9 +271,10 @@ def difference_chart(rows: Sequence[tuple[str, PairedDifference]]) -> str:
     ]
     for tick in (-span, -span / 2, 0.0, span / 2, span):
         colour = "#9a9a9a" if tick == 0 else "#e3e3e3"
+        shown = f"{tick:+.3g}" if tick else "0"
         parts.append(
             f'<line x1="{x(tick):.1f}" x2="{x(tick):.1f}" y1="{top - 4}" y2="{height - 8}" stroke="{colour}"/>'
-            f'<text class="tick" x="{x(tick):.1f}" y="{top - 8}" text-anchor="middle">{tick:+.3g}</text>'
+            f'<text class="tick" x="{x(tick):.1f}" y="{top - 8}" text-anchor="middle">{shown}</text>'
         )
     for n, (label, p) in enumerate(rows):
         y = top + n * _ROW
@@ -448,9 +449,10 @@ def comparison_page(c: RunComparison, *, title: str | None = None, show: int | N
         f'<p class="muted">{p.regressed} regressed · {p.improved} improved · {len(c.only_base)} only in base · '
         f"{len(c.only_new)} only in new</p></section>",
     )
-    sections.append(
+    sections.insert(  # what changed comes first, after the verdict; then each run's own figures
+        1,
         '<section id="difference"><h2>Paired difference in accuracy (new − base), with its 95% interval</h2>'
-        f"<figure>{difference_chart(diff_rows)}</figure>{figures}{table}</section>"
+        f"<figure>{difference_chart(diff_rows)}</figure>{figures}{table}</section>",
     )
     sections.append(_flips_table("Regressed (right in base, wrong in new)", c.regressed, show, "regressed"))
     sections.append(_flips_table("Improved (wrong in base, right in new)", c.improved, show, "improved"))
