@@ -221,3 +221,39 @@ def test_a_field_named_as_a_plain_score_field_is_kept(tmp_path: Path) -> None:
     score_with_ray(namespace(source, out=str(out)), sb.exact())
     [row] = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert (row["grade"], row["exact.grade"]) == (3, "C")
+
+
+def test_out_has_the_local_engines_columns_and_values(tmp_path: Path) -> None:
+    from scorebridge._cli.main import main
+
+    source = write_jsonl(tmp_path / "data.jsonl", ROWS)
+    main(["score", str(source), "--scorer", "exact", "--out", str(tmp_path / "local.jsonl")])
+    score_with_ray(namespace(source, out=str(tmp_path / "ray.jsonl")), sb.exact())
+    local, on_ray = (
+        [json.loads(line) for line in (tmp_path / name).read_text(encoding="utf-8").splitlines()]
+        for name in ("local.jsonl", "ray.jsonl")
+    )
+    assert [list(row) for row in on_ray] == [list(row) for row in local]  # the same columns, in the same order
+    assert on_ray == local
+
+
+def test_on_error_record_records_a_raising_row_wrong_with_failure_kind_error(tmp_path: Path) -> None:
+    @sb.scorer
+    def picky(item: Any, output: Any, label: Any) -> bool:
+        if output == "01":
+            raise ValueError("padded numbers are not allowed")
+        return bool(output == label)
+
+    source = write_jsonl(tmp_path / "data.jsonl", ROWS)
+    [summary] = score_with_ray(namespace(source, on_error="record"), picky)
+    assert (summary.rows, summary.scored, summary.correct, summary.failure_kinds["error"]) == (5, 4, 1, 1)
+
+
+def test_two_scorers_give_a_summary_each_and_columns_each(tmp_path: Path) -> None:
+    source = write_jsonl(tmp_path / "data.jsonl", ROWS)
+    out = tmp_path / "scored.parquet"
+    summaries = score_with_ray(namespace(source, out=str(out)), [sb.exact(), echo_item])
+    assert summaries == [local_summary(source, sb.exact()), local_summary(source, echo_item)]
+    table = pq.read_table(out)
+    assert table.column("exact.grade").to_pylist() == ["C", "C", "I", "I", "N"]
+    assert table.column("echo_item.grade").to_pylist() == ["C", "I", "I", "I", "N"]

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from .._protocol.scorer import Scorer
-from .._protocol.values import a_type
+from .._protocol.values import a_type, shown
 from .main import UsageError
 
 __all__ = ["check_values", "option_params", "quote_hint", "read_options"]
@@ -219,6 +219,6 @@ def check_values(
             continue
         text = typed.get(key, repr(value))
         default = "" if param.default is param.empty else f" (its default is {param.default!r})"
-        got = _NAMES.get(type(value)) or a_type(value)
+        got = f"{shown(value)} ({_NAMES.get(type(value)) or a_type(value)})"
         hint = quote_hint(params, [(key, text)]) if expected == "text" else ""
         raise UsageError(f"{what}: -S {key}={text}: {key} takes {expected}{default}, not {got}{hint}")

@@ -334,6 +334,9 @@ def score_with_ray(args: argparse.Namespace, scorers: Scorer | Sequence[Scorer])
             concurrency=concurrency,
             on_error="record",
             prefix=f"{name}.",
+            # each stage is a pool of actors that reserve CPUs: several stages at 1 CPU each would leave a small
+            # machine none for reading the file (a 2-core machine hung with two scorers), so they share one
+            num_cpus=None if len(chosen) == 1 else 1 / len(chosen),
         )
     try:
         scored = scored.materialize()  # scored once, then checked, written and counted

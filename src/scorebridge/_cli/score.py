@@ -12,7 +12,6 @@ option), the input's first row, the output file.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import collections
 import contextvars
 import itertools
@@ -23,9 +22,8 @@ import sys
 import threading
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from importlib import import_module
-from typing import IO, Any, Final
+from typing import IO, TYPE_CHECKING, Any, Final
 
 from .._protocol.record import raised_score
 from .._protocol.score import FAILURE_KINDS, Score, ScorerContractError
@@ -37,6 +35,9 @@ from .._runner.scored import LINE, score_columns, scorer_columns, unique_names
 from .._runner.summary import Summaries, Summary
 from .load import describe, load_scorers
 from .main import EXIT, ITEM_FIELDS, UsageError
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = ["json_line", "run"]
 
@@ -62,6 +63,10 @@ def _finite(value: Any) -> Any:
     return value
 
 
+_JSON: Final = json.JSONEncoder(default=str, allow_nan=False)
+"""--out's encoder, made once (`json.dumps` with an argument makes one a call)."""
+
+
 def json_line(path: str, line: int, row: Mapping[str, Any], scores: Mapping[str, Score]) -> str:
     """One line of `--out`: the row's line, its fields, each scorer's Score columns (`_runner.scored`).
 
@@ -74,13 +79,13 @@ def json_line(path: str, line: int, row: Mapping[str, Any], scores: Mapping[str,
     for name, score in scores.items():
         record.update(score_columns(name, score))
     try:
-        return json.dumps(record, default=str, allow_nan=False) + "\n"
+        return _JSON.encode(record) + "\n"
     except ValueError:  # a NaN or an infinity
         pass
     except RecursionError:
         raise RowError(path, line, "cannot be written as JSON: nested too deeply") from None
     try:
-        return json.dumps(_finite(record), default=str, allow_nan=False) + "\n"
+        return _JSON.encode(_finite(record)) + "\n"
     except (ValueError, RecursionError) as exc:
         raise RowError(path, line, f"cannot be written as JSON ({exc})") from None
 
@@ -195,7 +200,20 @@ class _Scoring:
 
     def inputs(self, line: int, row: Mapping[str, Any]) -> tuple[Any, Any, Any]:
         args = self.args
-        item_field = args.item_field or next((f for f in ITEM_FIELDS if f in row), None)
+        item_field = args.item_field
+        if item_field is None:
+            for field in ITEM_FIELDS:
+                if field in row:
+                    item_field = field
+                    break
+        try:
+            return (
+                None if item_field is None else row[item_field],
+                row[args.output_field],
+                row[args.label_field],
+            )
+        except KeyError:  # named below, field by field
+            pass
         item = None if item_field is None else self._field(line, row, item_field)
         return item, self._field(line, row, args.output_field), self._field(line, row, args.label_field)
 
@@ -220,7 +238,7 @@ class _Scoring:
     # --- a scored row, in the input's order --------------------------------------------------
 
     def keep(self, line: int, row: Mapping[str, Any], scores: Sequence[Score]) -> None:
-        for tally, score in zip(self.tallies, scores, strict=True):
+        for tally, score in zip(self.tallies, scores):  # noqa: B905  # one Score per scorer, by construction
             tally.add(score)
         if self.group_by:
             key = group_key(row, self.group_by)
@@ -231,7 +249,7 @@ class _Scoring:
             if not self._added.isdisjoint(row):
                 taken = ", ".join(sorted(self._added.intersection(row)))
                 raise RowError(self.path, line, f"the row has a field --out writes ({taken}); rename it")
-            self.out.write(json_line(self.path, line, row, dict(zip(self.names, scores, strict=True))))
+            self.out.write(json_line(self.path, line, row, dict(zip(self.names, scores))))  # noqa: B905
             self.written += 1
         if self.bar is not None:
             self.bar.update()
@@ -270,6 +288,9 @@ class _Scoring:
     # --- up to --concurrency rows at once, in an event loop ----------------------------------
 
     async def run_concurrently(self, rows: Iterator[tuple[int, dict[str, Any]]]) -> None:
+        import asyncio
+        from concurrent.futures import ThreadPoolExecutor
+
         n = self.args.concurrency
         blocking = any(not s.fast and not s.is_async for s in self.scorers)
         pool = ThreadPoolExecutor(n, thread_name_prefix="scorebridge-score") if blocking else None
@@ -406,6 +427,8 @@ def _local(args: argparse.Namespace, scorers: Sequence[Scorer]) -> tuple[list[Su
             if run.inline:
                 run.run_here(every)
             else:
+                import asyncio  # only for scorers that wait: a run of fast built-ins never imports it
+
                 asyncio.run(run.run_concurrently(every))
         run.close()
         grades.report()

@@ -77,16 +77,23 @@ def metadata_text(score: Score) -> str:
         return json.dumps({str(k): v for k, v in data.items()}, ensure_ascii=False, default=str)
 
 
+_COLUMNS: dict[str, tuple[str, ...]] = {}
+
+
 def score_columns(name: str, score: Score) -> dict[str, Any]:
     """The columns of one Score of the scorer `name`."""
+    columns = _COLUMNS.get(name)
+    if columns is None:
+        columns = _COLUMNS[name] = tuple(scorer_columns(name))
+    correct, value, grade, outcome, kind, explanation, metadata = columns
     return {
-        f"{name}.correct": score.correct,
-        f"{name}.value": score.value,
-        f"{name}.grade": score.grade,
-        f"{name}.outcome": score.outcome,
-        f"{name}.failure_kind": score.failure_kind,
-        f"{name}.explanation": score.explanation,
-        f"{name}.metadata": metadata_text(score),
+        correct: score.correct,
+        value: score.value,
+        grade: score.grade,
+        outcome: score.outcome,
+        kind: score.failure_kind,
+        explanation: score.explanation,
+        metadata: metadata_text(score) if score.metadata else "{}",
     }
 
 
