@@ -272,3 +272,26 @@ def test_the_paired_interval_holds_the_difference_and_is_no_point_without_flips(
     assert low < -5 / 200 < high
     assert paired_interval(0, 10, 0, 0)[0] >= -1
     assert paired_interval(0, 0, 10, 0)[1] <= 1
+
+
+def test_partial_credit_gives_the_mean_paired_difference() -> None:
+    def run(values: list[float]) -> list[dict[str, Any]]:
+        return [{"id": i, "correct": v == 1.0, "value": v, "failure_kind": None} for i, v in enumerate(values)]
+
+    base = run([1.0, 0.5, 0.5, 1.0, 0.0, 0.5])
+    new = run([1.0, 1.0, 0.0, 0.5, 0.0, 0.5])
+    paired = sb.compare(base, new).paired
+    assert paired.difference == pytest.approx((0 + 0.5 - 0.5 - 0.5 + 0 + 0) / 6)
+    low, high = paired.interval or (0, 0)
+    assert low < paired.difference < high
+    assert (paired.regressed, paired.improved) == (1, 1)  # McNemar counts flips of correct
+
+
+def test_a_file_of_several_scorers_needs_one_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = outputs(False)
+    a = scored(tmp_path, "a", rows, "--scorer", "detect_includes")
+    capsys.readouterr()
+    status, _, err = compare_cli(capsys, str(a), str(a))
+    assert status == 1 and "several scorers (exact, detect_includes)" in err
+    status, out, _ = compare_cli(capsys, str(a), str(a), "--scorer", "detect_includes")
+    assert status == 0 and "0 regressed" in out

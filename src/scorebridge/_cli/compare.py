@@ -114,7 +114,7 @@ def add_parser(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
         help="compare two scored runs item by item: paired difference, McNemar's test, regressed and improved items",
         description="Pair the rows of two scored runs (what `scorebridge score --out` or benchmark(out=...) "
         "writes, JSONL or Parquet) by an id and print each side's summary, the paired difference in accuracy "
-        "with its 95%% interval, McNemar's exact test on the flips, and the regressed and improved items.",
+        "with its 95% interval, McNemar's exact test on the flips, and the regressed and improved items.",
         epilog=_STATUSES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

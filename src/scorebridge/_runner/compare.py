@@ -584,6 +584,11 @@ def _read_side(label: str, run: Any, *, name: str | None, **options: Any) -> _Si
         if isinstance(run, BenchmarkResult):
             side.shape = _Shape("benchmark", {"name": run.scorer, "options": {}})
     _Reader(side, **options).read(side_rows)
+    kind = None if side.shape is None else side.shape.kind
+    if options.get("arm") is not None and kind != "benchmark":
+        raise ValueError(f"compare: {side.source} holds no benchmark records: it has no arms to choose")
+    if options.get("scorer") is not None and kind != "columns":
+        raise ValueError(f"compare: {side.source} holds one unnamed scorer's scores: there is no scorer to choose")
     return side
 
 
