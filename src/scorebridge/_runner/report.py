@@ -37,6 +37,7 @@ __all__ = ["comparison_page", "summary_page", "write_page"]
 
 COLOURS: Final = {
     "accuracy": "#3b6ea8",
+    "base": "#a9c3e3",
     "interval": "#1a1a1a",
     "correct": "#4e9a5b",
     "parse_failure": "#e3a23b",
@@ -134,8 +135,16 @@ def _label_text(name: str, limit: int = 32) -> str:
     return name if len(name) <= limit else name[: limit - 1] + "…"
 
 
-def accuracy_chart(rows: Sequence[tuple[str, Summary]]) -> str:
-    """An SVG of a bar per row (its accuracy) with the 95% interval as a whisker, and the figures beside it."""
+def _bar_colour(label: str) -> str:
+    """A comparison's base run is drawn lighter than the new one, so the two read apart at a glance."""
+    return COLOURS["base"] if label == "base" or label.endswith(" · base") else COLOURS["accuracy"]
+
+
+def accuracy_chart(rows: Sequence[tuple[str, Summary]], *, paired: bool = False) -> str:
+    """An SVG of a bar per row (its accuracy) with the 95% interval as a whisker, and the figures beside it.
+
+    With `paired` (a comparison), base's bars are lighter than new's.
+    """
     plot_w = _WIDTH - _LABEL - 200
     top = 22
     height = top + _ROW * len(rows) + 10
@@ -165,7 +174,8 @@ def accuracy_chart(rows: Sequence[tuple[str, Summary]]) -> str:
             shown = min(max(s.accuracy, 0.0), 1.0)
             parts.append(
                 f'<rect class="bar" x="{_LABEL}" y="{y + 6}" width="{shown * plot_w:.2f}" height="17" '
-                f'fill="{COLOURS["accuracy"]}"><title>{esc(label)}: accuracy {_num(s.accuracy)}</title></rect>'
+                f'fill="{_bar_colour(label) if paired else COLOURS["accuracy"]}">'
+                f"<title>{esc(label)}: accuracy {_num(s.accuracy)}</title></rect>"
             )
         if s.interval is not None:
             lo, hi = x(s.interval[0]), x(s.interval[1])
@@ -347,11 +357,17 @@ def scorer_text(identity: Mapping[str, Any] | None) -> str | None:
     return f"{identity.get('name')}({shown})"
 
 
-def _summary_sections(rows: Sequence[tuple[str, Summary]], first: str) -> list[str]:
+def _summary_sections(rows: Sequence[tuple[str, Summary]], first: str, paired: bool = False) -> list[str]:
     kinds = _kinds_present(rows)
+    legend = (
+        f'<div class="legend"><span style="--c:{COLOURS["base"]}">base</span>'
+        f'<span style="--c:{COLOURS["accuracy"]}">new</span></div>'
+        if paired
+        else ""
+    )
     return [
         '<section id="accuracy"><h2>Accuracy, with its 95% interval</h2>'
-        f"<figure>{accuracy_chart(rows)}</figure>{summary_table(rows, first)}</section>",
+        f"{legend}<figure>{accuracy_chart(rows, paired=paired)}</figure>{summary_table(rows, first)}</section>",
         '<section id="failures"><h2>Failure kinds</h2>'
         f"{_legend(kinds)}<figure>{failure_chart(rows)}</figure></section>",
     ]
@@ -423,7 +439,7 @@ def comparison_page(c: RunComparison, *, title: str | None = None, show: int | N
     for g in c.groups:
         rows += [(f"{g.name} · base", g.base), (f"{g.name} · new", g.new)]
     first = "run" if not c.groups else f"run / {', '.join(c.group_by)}"
-    sections = _summary_sections(rows, first)
+    sections = _summary_sections(rows, first, paired=True)
     diff_rows: list[tuple[str, PairedDifference]] = [("all", p)] + [(g.name, g.paired) for g in c.groups]
     verdict_class = "drop" if p.significant_drop else "gain" if p.significant_gain else "same"
     table = (
