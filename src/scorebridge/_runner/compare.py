@@ -177,6 +177,7 @@ class FlipSide(NamedTuple):
     failure_kind: FailureKind | None
     output: str | None
     item: str | None
+    label: str | None
     explanation: str | None
     where: str
 
@@ -798,6 +799,7 @@ def _flip_side(side: _Side, i: int, row: Mapping[str, Any] | None, output_field:
         _KINDS[side.kind[i]],
         _cut(None if shape is None else shape.output(fields, output_field)),
         _cut(item),
+        _cut(fields.get("label")),
         _cut(explanation),
         f"{side.source}:{side.where[i]}",
     )

@@ -419,6 +419,9 @@ def _flips_table(title: str, flips: Sequence[Flip], show: int | None, anchor: st
     body = []
     for f in shown:
         item = f'<div class="muted">{esc(f.base.item)}</div>' if f.base.item else ""
+        label = f.base.label if f.base.label is not None else f.new.label
+        if label is not None:
+            item += f'<div class="muted">label <code>{esc(label)}</code></div>'
         group = f'<div class="muted">{esc(f.group)}</div>' if f.group else ""
         body.append(
             f'<tr class="flip" data-id="{esc(f.id)}"><td><b>{esc(f.id)}</b>{group}{item}</td>'
