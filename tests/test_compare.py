@@ -295,3 +295,19 @@ def test_a_file_of_several_scorers_needs_one_named(tmp_path: Path, capsys: pytes
     assert status == 1 and "several scorers (exact, detect_includes)" in err
     status, out, _ = compare_cli(capsys, str(a), str(a), "--scorer", "detect_includes")
     assert status == 0 and "0 regressed" in out
+
+
+def test_the_out_shape_written_before_is_read_too(tmp_path: Path) -> None:
+    def old(path: Path, rows: list[dict[str, Any]]) -> Path:
+        lines = []
+        for n, row in enumerate(rows, start=1):
+            right = row["output"] == row["label"]
+            score = {"correct": right, "outcome": row["output"], "failure_kind": None if right else "wrong",
+                     "value": float(right), "explanation": None, "metadata": {}, "grade": "C" if right else "I"}  # fmt: skip
+            lines.append(json.dumps({"line": n, "row": row, "score": score}) + "\n")
+        path.write_text("".join(lines), encoding="utf-8")
+        return path
+
+    compared = sb.compare(old(tmp_path / "a.jsonl", outputs(False)), old(tmp_path / "b.jsonl", outputs(True)))
+    assert (compared.paired.regressed, compared.paired.improved) == (7, 2)
+    assert compared.regressed[0].new.output is not None
