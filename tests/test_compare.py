@@ -302,8 +302,9 @@ def test_the_out_shape_written_before_is_read_too(tmp_path: Path) -> None:
         lines = []
         for n, row in enumerate(rows, start=1):
             right = row["output"] == row["label"]
-            score = {"correct": right, "outcome": row["output"], "failure_kind": None if right else "wrong",
-                     "value": float(right), "explanation": None, "metadata": {}, "grade": "C" if right else "I"}  # fmt: skip
+            kind = None if right else "wrong"
+            score = {"correct": right, "outcome": row["output"], "failure_kind": kind, "value": float(right)}
+            score |= {"explanation": None, "metadata": {}, "grade": "C" if right else "I"}
             lines.append(json.dumps({"line": n, "row": row, "score": score}) + "\n")
         path.write_text("".join(lines), encoding="utf-8")
         return path
