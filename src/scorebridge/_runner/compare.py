@@ -877,13 +877,15 @@ def _compare(b: _Side, n: _Side, columns: tuple[str, ...], output_field: str) ->
         group = by_group.get(g)
         if group is None:
             group = by_group[g] = [[0, 0, 0, 0], [0.0, 0.0], [] if partial else None, [], []]
-        group[3].append(i)
+        if columns:  # the rows of each group, for its summaries
+            group[3].append(i)
         j = index.get(key)
         if j is None:
             only_base.append(_shown_id(key))
             continue
         seen[j] = 1
-        group[4].append(j)
+        if columns:
+            group[4].append(j)
         vb, vn = b.verdict[i], n.verdict[j]
         if vb == _UNSCORED or vn == _UNSCORED:
             unscored_pairs += 1
