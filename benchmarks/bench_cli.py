@@ -46,9 +46,9 @@ def write_rows(path: Path, n: int) -> None:
             f.write(json.dumps({"item": f"question {i}", "output": output, "label": label}) + "\n")
 
 
-def measure(data: Path, out: Path) -> tuple[float, float, dict[str, object]]:
-    """Peak RSS in MB, wall seconds, and the JSON summary of one run."""
-    command = ["/usr/bin/time", "-v", str(SCRIPT), "score", str(data), "--scorer", "exact"]
+def measure(data: Path, out: Path, *more: str) -> tuple[float, float, dict[str, object]]:
+    """Peak RSS in MB, wall seconds, and the JSON summary of one run (`more`: other arguments, another scorer)."""
+    command = ["/usr/bin/time", "-v", str(SCRIPT), "score", str(data), *(more or ("--scorer", "exact"))]
     command += ["--out", str(out), "--format", "json"]
     done = subprocess.run(command, capture_output=True, text=True, check=True)
     peak = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr).group(1))  # type: ignore[union-attr]
@@ -107,6 +107,15 @@ def waiting(folder: Path, repeat: int, rows: int = 200, seconds: float = 0.05, c
         ratio = (best - startup) / ideal
         after = f"{best - startup:.3f} s after a start-up of {startup:.2f} s"
         print(f"{name:>10}: {best:.2f} s wall, {after}: {ratio:.2f}x the ideal (bar: 1.3x)")
+    # memory with the rows scored concurrently: the window of rows held is bounded, not the file
+    peaks = {}
+    for n in (2_000, 40_000):
+        write_rows(data, n)
+        peaks[n] = measure(data, out, "--scorer", f"{scorers}@wait_async", "-S", "seconds=0.0001")[0]
+    print(
+        f"concurrent (async, 16 at a time): peak RSS {peaks[2_000]:.1f} MB at 2,000 rows, {peaks[40_000]:.1f} MB at "
+        f"40,000: {peaks[40_000] / peaks[2_000]:.2f}x (bar: within 2x)"
+    )
 
 
 def main() -> None:

@@ -85,6 +85,13 @@ def fragile(item, output, label):
 
 
 @scorer
+async def fragile_too(item, output, label):
+    if output == "b":
+        raise KeyError("no b either")
+    return output == label
+
+
+@scorer
 def words(item, output, label):
     return "maybe" if output == "b" else "yes" if output == "c" else "C"
 
@@ -222,6 +229,15 @@ def test_on_error_raise_is_one_line_naming_the_scorer_and_the_line(
     assert (status, out) == (1, "")
     [line] = err.splitlines()
     assert line.startswith("data.jsonl:2: the scorer 'fragile' raised ValueError: no b (mine.py, line ")
+
+
+def test_two_scorers_raising_on_one_row_are_one_line_naming_the_first(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, _, err = run(capsys, data(folder, ABC), "--scorer", "mine.py@fragile", "--scorer", "mine.py@fragile_too")
+    [line] = err.splitlines()  # nothing else: no "Task exception was never retrieved"
+    assert status == 1
+    assert line.startswith("data.jsonl:2: the scorer 'fragile' raised ValueError: no b")
 
 
 def test_on_error_raise_writes_the_rows_before_the_raising_one(

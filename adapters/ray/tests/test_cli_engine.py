@@ -237,16 +237,17 @@ def test_out_has_the_local_engines_columns_and_values(tmp_path: Path) -> None:
     assert on_ray == local
 
 
-def test_on_error_record_records_a_raising_row_wrong_with_failure_kind_error(tmp_path: Path) -> None:
+def test_on_error_record_gives_a_scorer_raising_on_row_2_of_3_a_third_over_3(tmp_path: Path) -> None:
     @sb.scorer
-    def picky(item: Any, output: Any, label: Any) -> bool:
-        if output == "01":
-            raise ValueError("padded numbers are not allowed")
+    def fragile(item: Any, output: Any, label: Any) -> bool:
+        if output == "b":
+            raise ValueError("no b")
         return bool(output == label)
 
-    source = write_jsonl(tmp_path / "data.jsonl", ROWS)
-    [summary] = score_with_ray(namespace(source, on_error="record"), picky)
-    assert (summary.rows, summary.scored, summary.correct, summary.failure_kinds["error"]) == (5, 4, 1, 1)
+    rows = [{"output": "a", "label": "a"}, {"output": "b", "label": "a"}, {"output": "c", "label": "d"}]
+    [summary] = score_with_ray(namespace(write_jsonl(tmp_path / "data.jsonl", rows), on_error="record"), fragile)
+    assert (summary.rows, summary.scored, summary.failure_kinds["error"]) == (3, 3, 1)
+    assert summary.accuracy == pytest.approx(1 / 3)
 
 
 def test_two_scorers_give_a_summary_each_and_columns_each(tmp_path: Path) -> None:

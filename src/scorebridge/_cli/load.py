@@ -10,10 +10,17 @@ The forms, as Inspect AI names its own:
   is on the import path first, as for `python -m`).
 
 What is named is a `Scorer` (made with `@scorer`, or assigned: `qa =
-model_graded_qa(grader)`), or a function that returns one (a factory), and
-the `-S` options make it: a factory is called with them, a Scorer is made
-again with them through `Scorer.with_options` (its options are the
-keyword-only parameters of its function).
+model_graded_qa(grader)`), or, by `package.module:name`, a function that
+returns one (a factory), and the `-S` options make it: a factory is called
+with them, a Scorer is made again with them through `Scorer.with_options` (its
+options are the keyword-only parameters of its function). Every value is
+checked against its option (`options.check_values`) before any row is read.
+
+A factory named by `file.py@name` is refused with the sentence Inspect AI's
+`inspect score --scorer file.py@name` refuses it with ("The function NAME was
+not found in file FILE": Inspect finds only `@scorer` functions in a file), so
+one `--scorer` means the same to both command lines; the message says what both
+find. Several `--scorer`: each `-S` goes to every scorer that has that option.
 """
 
 from __future__ import annotations

@@ -36,7 +36,6 @@ os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")  # read when Ray is 
 
 import argparse
 import functools
-import itertools
 import json
 import sys
 from array import array
@@ -192,14 +191,13 @@ def _write(ds: Dataset, lines: Sequence[int] | None, out: str, fmt: str) -> None
         with open(out, "w", encoding="utf-8") as f:
             _write_jsonl(batches, f)
         return
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    first = next(batches, None)
-    if first is None:  # pragma: no cover - the dataset has rows
-        return
-    schema = first.schema
+    # the dataset's schema (every block's, unified: a column all null in the first block is typed by the others)
+    schema = ds.schema().base_schema.insert(0, pa.field(LINE, pa.int64()))  # not None: the dataset has rows
     with pq.ParquetWriter(out, schema) as writer:
-        for batch in itertools.chain([first], batches):
+        for batch in batches:
             writer.write_table(batch.cast(schema) if batch.schema != schema else batch)
 
 

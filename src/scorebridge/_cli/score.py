@@ -316,7 +316,13 @@ class _Scoring:
 
         async def scored(line: int, item: Any, output: Any, label: Any) -> list[Score]:
             calls = [one(i, line, item, output, label) for i in range(len(self.scorers))]
-            return list(await asyncio.gather(*calls)) if len(calls) > 1 else [await calls[0]]
+            if len(calls) == 1:
+                return [await calls[0]]
+            done = await asyncio.gather(*calls, return_exceptions=True)  # every call's end, so none is left unread
+            for outcome in done:
+                if isinstance(outcome, BaseException):  # the first scorer's, in --scorer order
+                    raise outcome
+            return list(done)  # type: ignore[arg-type]
 
         async def write_first() -> None:
             line, row, task = window.popleft()
