@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ._protocol.grade import grade_value
 from ._protocol.score import FAILURE_KINDS, FailureKind, Score, ScorerContractError
 from ._protocol.scorer import Scorer, scorer
+from ._runner.groups import GroupedSummaries
 from ._runner.summary import Summaries, Summary
 from ._scorers.detect import detect_exact, detect_includes, detect_match
 from ._scorers.exact import exact
@@ -20,6 +21,7 @@ from ._scorers.model_graded import model_graded_fact, model_graded_qa
 from ._scorers.pattern import detect_answer, detect_pattern
 
 if TYPE_CHECKING:
+    from ._runner.compare import RunComparison, compare
     from ._runner.records import BudgetExceeded
     from ._runner.result import BenchmarkResult
     from ._runner.run import abenchmark, benchmark
@@ -29,6 +31,8 @@ __all__ = [
     "BenchmarkResult",
     "BudgetExceeded",
     "FailureKind",
+    "GroupedSummaries",
+    "RunComparison",
     "Score",
     "Scorer",
     "ScorerContractError",
@@ -36,6 +40,7 @@ __all__ = [
     "Summary",
     "abenchmark",
     "benchmark",
+    "compare",
     "detect_answer",
     "detect_exact",
     "detect_includes",
@@ -53,6 +58,8 @@ _LAZY = {
     "BudgetExceeded": "._runner.records",
     "abenchmark": "._runner.run",
     "benchmark": "._runner.run",
+    "RunComparison": "._runner.compare",
+    "compare": "._runner.compare",
 }
 
 

@@ -187,6 +187,11 @@ def _add_score(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
         '(pip install "scorebridge[ray]")',
     )
     p.add_argument("--address", metavar="ADDRESS", help="with --engine ray: the cluster's address (default: Ray's own)")
+    from .compare import add_group_by, add_progress, add_report  # the options `compare` shares
+
+    add_group_by(p)
+    add_report(p)
+    add_progress(p)
     p.set_defaults(module="score")
 
 
@@ -222,7 +227,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action=_Version, help="print the version and exit")
     subcommands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add in (_add_demo, _add_score, _add_list):
+    from .compare import add_parser as _add_compare  # here: compare imports this module
+
+    for add in (_add_demo, _add_score, _add_list, _add_compare):
         add(subcommands)
     return parser
 

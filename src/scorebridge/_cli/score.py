@@ -28,8 +28,9 @@ from typing import IO, TYPE_CHECKING, Any, Final
 from .._protocol.record import raised_score
 from .._protocol.score import FAILURE_KINDS, Score, ScorerContractError
 from .._protocol.scorer import Scorer
-from .._runner.files import RowError, read_rows, read_stream
-from .._runner.progress import stderr_is_terminal
+from .._runner.files import RowError, format_of, read_rows, read_stream
+from .._runner.groups import GroupedSummaries, group_key, group_name, parse_group_by
+from .._runner.progress import Progress, count_rows, progress_mode
 from .._runner.scored import LINE, score_columns, scorer_columns, unique_names
 from .._runner.summary import Summaries, Summary
 from .load import describe, load_scorers
@@ -37,8 +38,6 @@ from .main import EXIT, ITEM_FIELDS, UsageError
 
 if TYPE_CHECKING:
     import asyncio
-
-    from tqdm import tqdm
 
 __all__ = ["json_line", "run"]
 
@@ -183,8 +182,10 @@ class _Scoring:
         self.path = path
         self.record = args.on_error == "record"
         self.tallies = [_Tally() for _ in scorers]
+        self.group_by = parse_group_by(args.group_by)
+        self.grouped: list[dict[tuple[Any, ...], _Tally]] = [{} for _ in scorers]
         self.out: IO[str] | None = None
-        self.bar: tqdm[Any] | None = None
+        self.bar: Progress | None = None
         self.scored = 0
         self.written = 0
         self._added = {LINE, *(c for name in self.names for c in scorer_columns(name))}
@@ -239,6 +240,10 @@ class _Scoring:
     def keep(self, line: int, row: Mapping[str, Any], scores: Sequence[Score]) -> None:
         for tally, score in zip(self.tallies, scores):  # noqa: B905  # one Score per scorer, by construction
             tally.add(score)
+        if self.group_by:
+            key = group_key(row, self.group_by)
+            for groups, score in zip(self.grouped, scores, strict=True):
+                groups.setdefault(key, _Tally()).add(score)
         self.scored += 1
         if self.out is not None:
             if not self._added.isdisjoint(row):
@@ -251,6 +256,16 @@ class _Scoring:
 
     def summaries(self) -> list[Summary]:
         return [t.summary(name) for t, name in zip(self.tallies, self.names, strict=True)]
+
+    def grouped_summaries(self) -> list[GroupedSummaries]:
+        """Per scorer, a summary per group of `--group-by` (none without it)."""
+        if not self.group_by:
+            return []
+        columns = self.group_by
+        return [
+            GroupedSummaries(columns, [(k, t.summary(group_name(k, columns))) for k, t in groups.items()], whole)
+            for groups, whole in zip(self.grouped, self.summaries(), strict=True)
+        ]
 
     # --- one row after another, in this thread -----------------------------------------------
 
@@ -401,7 +416,7 @@ def _interrupted(args: argparse.Namespace, run: _Scoring) -> int:
     return EXIT["interrupted"]
 
 
-def _local(args: argparse.Namespace, scorers: Sequence[Scorer]) -> list[Summary] | int:
+def _local(args: argparse.Namespace, scorers: Sequence[Scorer]) -> tuple[list[Summary], list[GroupedSummaries]] | int:
     name = STDIN if args.file == "-" else args.file
     rows = _rows(args)
     first = next(rows)  # a missing, empty or unreadable input is found before --out is opened
@@ -409,10 +424,10 @@ def _local(args: argparse.Namespace, scorers: Sequence[Scorer]) -> list[Summary]
     grades = _Grades(name)
     try:
         run.out = _open_out(args)
-        if stderr_is_terminal():
-            from tqdm import tqdm
-
-            run.bar = tqdm(desc="scoring", unit=" rows", file=sys.stderr, mininterval=0.25, delay=0.5, leave=False)
+        mode = progress_mode(None, lines_by_default=True)
+        if mode != "off":
+            total = None if args.file == "-" else count_rows(args.file, args.input_format or format_of(args.file))
+            run.bar = Progress("scoring", "rows", total, mode, delay=0.5, every=args.progress_interval, final=False)
         every = itertools.chain([first], rows)
         with grades:
             if run.inline:
@@ -423,7 +438,7 @@ def _local(args: argparse.Namespace, scorers: Sequence[Scorer]) -> list[Summary]
                 asyncio.run(run.run_concurrently(every))
         run.close()
         grades.report()
-        return run.summaries()
+        return run.summaries(), run.grouped_summaries()
     except KeyboardInterrupt:
         run.close()
         return _interrupted(args, run)
@@ -445,17 +460,51 @@ def _with_ray(args: argparse.Namespace, scorers: Sequence[Scorer]) -> list[Summa
 _BELOW: Final = "below --fail-under"
 
 
-def _report(args: argparse.Namespace, scorers: Sequence[Scorer], summaries: Sequence[Summary]) -> int:
+def _page(args: argparse.Namespace, scorers: Sequence[Scorer], summaries: Sequence[Summary], grouped: Any) -> None:
+    """--report: the summaries (and groups) as one HTML page."""
+    from .._runner.report import scorer_text, summary_page, write_page
+    from .._runner.store import scorer_identity
+
+    name = STDIN if args.file == "-" else args.file
+    provenance: list[tuple[str, Any]] = [("file", os.path.abspath(name) if args.file != "-" else name)]
+    if args.file != "-" and os.path.isfile(args.file):
+        provenance.append(("file size", f"{os.path.getsize(args.file):,} bytes"))
+    provenance.append(("rows", summaries[0].rows))
+    for shown, scorer in zip(unique_names([s.name for s in scorers]), scorers, strict=True):
+        provenance.append((f"scorer {shown}", scorer_text(scorer_identity(scorer))))
+    item = args.item_field or "the first of item, input, question"
+    fields = f"output {args.output_field}, label {args.label_field}, item {item}"
+    provenance += [("fields", fields), ("engine", args.engine), ("--out", args.out)]
+    if args.group_by:
+        provenance.append(("group by", ", ".join(parse_group_by(args.group_by))))
+    page = summary_page(f"scorebridge score {name}", summaries, kind="scorer", grouped=grouped, provenance=provenance)
+    write_page(args.report, page)
+
+
+def _report(
+    args: argparse.Namespace, scorers: Sequence[Scorer], summaries: Sequence[Summary], grouped: Sequence[Any] = ()
+) -> int:
     to = sys.stderr if args.out == "-" else sys.stdout
+    if args.report:
+        _page(args, scorers, summaries, grouped)
     if args.format == "json":
-        for summary in summaries:
-            print(json.dumps(summary.as_dict()), file=to)
+        for n, summary in enumerate(summaries):
+            data = summary.as_dict()
+            if grouped:
+                data["groups"] = grouped[n].as_dict()
+            print(json.dumps(data), file=to)
     else:
         name = STDIN if args.file == "-" else args.file
         rows = summaries[0].rows
         made = ", ".join(map(repr, scorers))
         print(f"{name}: {rows} row{'' if rows == 1 else 's'} scored with {made}", file=to)
         print(Summaries(summaries, kind="scorer"), file=to)
+        for n, groups in enumerate(grouped):
+            whose = f"{summaries[n].name} " if len(summaries) > 1 else ""
+            print(f"\n{whose}by {', '.join(groups.columns)}:", file=to)
+            print(groups.table(), file=to)
+        if args.report:
+            print(f"report: {args.report}", file=to)
     bar = args.fail_under
     status = EXIT["ok"]
     for summary in summaries if bar is not None else ():
@@ -478,7 +527,29 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--address is for --engine ray")
     scorers = load_scorers(args.scorers, args.options)
     _check_out(args)
-    outcome = _with_ray(args, scorers) if args.engine == "ray" else _local(args, scorers)
+    if args.engine == "ray" and args.group_by:
+        raise UsageError("--group-by is for the local engine (summarize each group's rows with scorebridge_ray)")
+    _check_report(args)
+    if args.engine == "ray":
+        return _report(args, scorers, _with_ray(args, scorers))
+    outcome = _local(args, scorers)
     if isinstance(outcome, int):
         return outcome
-    return _report(args, scorers, outcome)
+    return _report(args, scorers, *outcome)
+
+
+def _check_report(args: argparse.Namespace) -> None:
+    """Refuse a `--report` that cannot be written, before any row is scored."""
+    if args.report is None:
+        return
+    folder = os.path.dirname(os.path.abspath(args.report))
+    if os.path.isdir(args.report) or not os.path.isdir(folder):
+        raise RowError(
+            args.report,
+            None,
+            "cannot be written: " + ("it is a folder" if os.path.isdir(args.report) else f"no folder {folder}"),
+        )
+    try:
+        parse_group_by(args.group_by)
+    except ValueError as exc:
+        raise UsageError(f"--group-by: {str(exc).removeprefix('group_by: ')}") from None
