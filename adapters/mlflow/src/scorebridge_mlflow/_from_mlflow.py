@@ -11,18 +11,22 @@ from typing import Any, Final
 
 from mlflow.entities import Feedback
 from mlflow.genai.scorers import Scorer
+from pydantic import BaseModel
 
 import scorebridge as sb
-from scorebridge import FAILURE_KINDS, FailureKind, ScorerContractError, grade_value
+from scorebridge import FAILURE_KINDS, FailureKind
 from scorebridge.kit import (
-    Rejected,
+    Ask,
+    ScorerContractError,
     accepted_answers,
+    ask,
+    grade_value,
     is_bool,
     is_number,
-    item_text,
-    note_scorer,
-    presort,
-    recorded,
+    item_text_for,
+    judge,
+    judge_each,
+    verdict,
 )
 
 from ._native import NATIVE
@@ -35,6 +39,9 @@ _ITEM_KEY: Final = "input"
 
 _SCORER_TAKES_NEEDS_LABEL: Final = "needs_label" in inspect.signature(sb.Scorer.__init__).parameters
 
+_NOT_OPTIONS: Final = frozenset({"name", "aggregations", "description", "timeout", "required_columns", "extra_headers"})
+"""MLflow scorer fields that are not what it judges by (extra_headers may hold credentials: never recorded)."""
+
 
 def _check_label(name: str, label: Any) -> object:
     """A label is an expectations mapping (handed over as it is), or the accepted answers of the protocol."""
@@ -43,19 +50,20 @@ def _check_label(name: str, label: Any) -> object:
     return accepted_answers(name, label)
 
 
-def _inputs(item: Any) -> dict[str, Any]:
+def _inputs(name: str, item: Any) -> dict[str, Any]:
     """MLflow's `inputs` for an item: a mapping as a dict; any other item's text under "input"; None as {}."""
     if item is None:
         return {}
     if isinstance(item, Mapping):
-        return dict(item)
-    if isinstance(item, str):
-        return {_ITEM_KEY: item}
-    return {_ITEM_KEY: item_text(item) or ""}
+        try:
+            return {str(k): v for k, v in item.items()}
+        except Exception as exc:  # a mapping whose own methods raise
+            raise ScorerContractError(f"{name}: cannot read the item: {exc!r:.200}") from exc
+    return {_ITEM_KEY: item if type(item) is str else item_text_for(name, item)}
 
 
 def _verdict(name: str, value: Any, threshold: float) -> tuple[bool | None, float | None, str | None]:
-    """(correct, value, why unscored) of a Feedback's value."""
+    """(correct, value, why unscored) of an MLflow value, by MLflow's own reading (aggregation.py)."""
     if value is None:
         return None, None, "the MLflow scorer gave no value"
     if is_bool(value):
@@ -67,8 +75,7 @@ def _verdict(name: str, value: Any, threshold: float) -> tuple[bool | None, floa
         number = grade_value(value)  # C/I/P, pass/fail, "0.75"; anything else None, with a warning
         if number is None:
             return None, None, f"the MLflow scorer's value {value!r:.80} is not a grade"
-        numeric = not value.strip().lower().isalpha()
-        return number >= (threshold if numeric else 1.0), number, None
+        return number >= (1.0 if word.isalpha() else threshold), number, None
     if is_number(value):
         try:
             number = float(value)
@@ -91,32 +98,35 @@ def _one(name: str, result: Any) -> Any:
     return (named or result or [None])[0]
 
 
-def _read(name: str, mlflow_name: str, result: Any, outcome: str | None, threshold: float) -> sb.Score:
-    """The recorded scorebridge Score of what the MLflow scorer returned (`Scorer.run`)."""
+def _read(name: str, mlflow_name: str, asked: Ask, result: Any, threshold: float) -> sb.Score:
+    """The recorded scorebridge Score of what the MLflow scorer returned (`Scorer.run`), by `kit.verdict`."""
     result = _one(mlflow_name, result)
     if result is None:
-        return recorded(name, None, outcome, None, None, "the MLflow scorer gave no assessment")
+        return verdict(name, asked, None, explanation="the MLflow scorer gave no assessment")
     if not isinstance(result, Feedback):  # a bool, a number or a string, as MLflow allows
         correct, value, why = _verdict(name, result, threshold)
-        return recorded(name, correct, outcome, None, value, why)
+        return verdict(name, asked, correct, value=value, explanation=why)
     metadata = dict(result.metadata) if result.metadata else {}
-    explanation = result.rationale
-    kind: FailureKind | None = None
-    if result.error is not None:
+    if result.error is not None:  # a judge that failed: MLflow's error, recorded as the failure kind "error"
         error = result.error
         message = f"{error.error_code}: {error.error_message}" if error.error_message else str(error.error_code)
-        explanation = explanation or message
         metadata.setdefault("mlflow_error", message)
-        value = grade_value(result.value) if result.value is not None and is_number(result.value) else None
-        return recorded(name, False, outcome, "error", value, explanation, metadata)
+        points: Any = result.value  # kept when it is a number: a recorded error row of to_mlflow is worth 0
+        value = float(points) if is_number(points) and math.isfinite(points) else None
+        explanation = result.rationale or message
+        return verdict(
+            name, asked, False, value=value, explanation=explanation, metadata=metadata, failure_kind="error"
+        )
     written = metadata.pop(FAILURE_KIND, None)
     correct, value, why = _verdict(name, result.value, threshold)
+    kind: FailureKind | None = None
     if written in FAILURE_KINDS and value is not None:  # written by to_mlflow: the kind exactly as recorded
-        kind = written
-        correct = False
+        kind, correct = written, False
     elif written is not None:
         metadata[FAILURE_KIND] = written
-    return recorded(name, correct, outcome, kind, value, explanation or why, metadata)
+    return verdict(
+        name, asked, correct, value=value, explanation=result.rationale or why, metadata=metadata, failure_kind=kind
+    )
 
 
 class MlflowCall:
@@ -147,47 +157,48 @@ class MlflowCall:
     def __repr__(self) -> str:
         return f"<MLflow scorer {self.name}>"
 
+    def _run(self, inputs: Any, outputs: Any, expectations: Any, trace: Any) -> Any:
+        return self.mlflow_scorer.run(  # type: ignore[no-untyped-call]  # MLflow's name-based call, with its timeout
+            inputs=inputs, outputs=outputs, expectations=expectations, trace=trace
+        )
+
     def __call__(self, item: Any, output: Any, label: Any) -> sb.Score:
         """Score one output: the MLflow scorer on MLflow's own row (inside `to_mlflow`) or on one built here."""
-        name = self.name
-        try:
-            expectations_given = isinstance(label, Mapping)
-            answers = () if expectations_given else accepted_answers(name, label)
-            unlabelled = not label if expectations_given else not answers
-            text = presort(name, output, answers)
-            if type(text) is Rejected and text.reported:  # the output says it failed: the scorer is not asked
-                return text.record(name, unlabelled and self.needs_label)
-            response: str = (text.outcome or "") if isinstance(text, Rejected) else text
-            if unlabelled and self.needs_label:  # no label: unscored, whatever the scorer would say
-                return recorded(name, None, response or None, None, unlabelled=True)
-            native = NATIVE.native(item, output, label)
-            rows: list[tuple[Any, Any, Any, Any]]
-            if native is not None:  # a scorer run by to_mlflow passed on what it read: MLflow's own row
-                rows = [tuple(native)]
-            else:
-                inputs = _inputs(item)
-                # one reference per call, as MLflow's judges read one: any accepted answer will do
-                tries: list[dict[str, Any]]
-                tries = [dict(label)] if expectations_given else [{LABEL_KEY: a} for a in answers] or [{}]
-                rows = [(inputs, response, expectations, None) for expectations in tries]
-        except ScorerContractError:
-            raise
-        except Exception as exc:  # a hostile item, output or label (a __repr__ that raises, nesting too deep)
-            raise ScorerContractError(f"{name}: cannot read the item, the output or the label: {exc!r:.200}") from exc
-        score = None
-        for inputs, outputs, expectations, trace in rows:
-            try:
-                result = self.mlflow_scorer.run(  # type: ignore[no-untyped-call]
-                    inputs=inputs, outputs=outputs, expectations=expectations, trace=trace
-                )
-            except Exception as exc:
-                note_scorer(exc, name)
-                raise
-            score = _read(name, self.mlflow_scorer.name, result, response or None, self.threshold)
-            if score.correct is not False:  # correct (or unscored): no other answer can do better
-                break
-        assert score is not None  # rows is never empty
-        return score
+        name, mlflow_name, threshold = self.name, self.mlflow_scorer.name, self.threshold
+        given = isinstance(label, Mapping)  # the expectations themselves
+        if given:
+            asked = ask(name, output, None, needs_label=self.needs_label and not label)
+        else:
+            asked = ask(name, output, label, needs_label=self.needs_label)
+        if not isinstance(asked, Ask):  # a finished Score: the output reported its failure, or no label
+            return asked
+
+        def read(result: Any) -> sb.Score:
+            return _read(name, mlflow_name, asked, result, threshold)
+
+        native = NATIVE.native(item, output, label)
+        if native is not None:  # a scorer run by to_mlflow passed on what it read: MLflow's own row
+            row = native
+            done = judge(name, lambda: self._run(row.inputs, row.outputs, row.expectations, row.trace), read)
+        elif given:
+            inputs, expectations = _inputs(name, item), dict(label)
+            done = judge(name, lambda: self._run(inputs, asked.text, expectations, None), read)
+        else:  # one reference per call, as MLflow's judges read one: any accepted answer will do
+            inputs = _inputs(name, item)
+            done = judge_each(
+                name, asked, lambda a: self._run(inputs, asked.text, {} if a is None else {LABEL_KEY: a}, None), read
+            )
+        assert isinstance(done, sb.Score)  # MLflow's scorers are sync: judge gives the Score itself
+        return done
+
+
+def _options(mlflow_scorer: Scorer) -> dict[str, Any]:
+    """What the MLflow scorer judges by (a built-in's pattern, a judge's model), for the Scorer's options."""
+    try:
+        fields = BaseModel.model_dump(mlflow_scorer, mode="json")
+    except Exception:  # a field that is no JSON value: the scorer is known by its name
+        return {}
+    return {k: v for k, v in fields.items() if k not in _NOT_OPTIONS and v is not None}
 
 
 def _needs_label(mlflow_scorer: Scorer) -> bool:
@@ -266,4 +277,5 @@ def from_mlflow(
     made: dict[str, Any] = {"recorded": True, "check_label": functools.partial(_check_label, name)}
     if _SCORER_TAKES_NEEDS_LABEL:  # the core's own flag, where it has one
         made["needs_label"] = needs_label
-    return sb.Scorer(name, call, {"threshold": float(threshold)}, **made)
+    options = {**_options(mlflow_scorer), "threshold": float(threshold)}
+    return sb.Scorer(name, call, options, **made)
