@@ -116,16 +116,19 @@ class Judge:
 
 @pytest.fixture(scope="session")
 def judge_server() -> Iterator[Judge]:
+    """The local judge for the session; MLflow's openai provider points at it (`OPENAI_API_BASE`)."""
     served = Judge()
-    yield served
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("OPENAI_API_KEY", "local-test-key")
+        mp.setenv("OPENAI_API_BASE", served.url)
+        mp.delenv("OPENAI_BASE_URL", raising=False)
+        yield served
     served.server.shutdown()
 
 
 @pytest.fixture
-def judge(judge_server: Judge, monkeypatch: pytest.MonkeyPatch) -> Judge:
-    """The local judge, its script the default and its prompts cleared; MLflow's openai provider points at it."""
-    monkeypatch.setenv("OPENAI_API_KEY", "local-test-key")
-    monkeypatch.setenv("OPENAI_API_BASE", judge_server.url)
+def judge(judge_server: Judge) -> Judge:
+    """The local judge, its script the default and its prompts cleared."""
     judge_server.script = claim_in_document
     judge_server.prompts.clear()
     return judge_server
