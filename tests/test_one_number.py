@@ -191,3 +191,27 @@ def test_dspy(graded: sb.Scorer) -> None:
     assert _counts(s.scored, s.accuracy, dict(s.failure_kinds)) == EXPECTED
     # DSPy's own number divides by every example, the two unlabelled ones counted 0: 2.5 / 11.
     assert evaluation.dspy_score == pytest.approx(round(100 * 2.5 / 11, 2))
+
+
+# MLflow GenAI (scorebridge_mlflow): the scorer in mlflow.genai.evaluate on a sqlite store; MLflow's own
+# `graded/mean`, and the failure kinds of its result table (read back by scorebridge_mlflow.summarize).
+def test_mlflow(graded: sb.Scorer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("mlflow")
+    import mlflow
+
+    from scorebridge_mlflow import summarize, to_mlflow
+
+    monkeypatch.setenv("MLFLOW_DISABLE_TELEMETRY", "true")
+    monkeypatch.chdir(tmp_path)
+    mlflow.set_tracking_uri(f"sqlite:///{tmp_path / 'mlflow.db'}")
+    data = [
+        {"inputs": {"input": i}, "outputs": o, "expectations": {} if lab is None else {"expected_response": lab}}
+        for i, (o, lab) in zip(ITEMS, ROWS, strict=True)
+    ]
+    try:
+        result = mlflow.genai.evaluate(data=data, scorers=[to_mlflow(graded)])
+    finally:
+        mlflow.set_tracking_uri(None)
+    s = summarize(result, "graded")
+    assert _counts(s.scored, result.metrics["graded/mean"], dict(s.failure_kinds)) == EXPECTED
+    assert s.unscored == 2
