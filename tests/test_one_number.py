@@ -608,3 +608,27 @@ def test_a_label_free_scorer_in_the_pytest_plugin(
     assert five == (
         REFERENCE_EXPECTED if reference_based else {**SHORT_EXPECTED, "accuracy": pytest.approx(2 / 3, abs=5e-4)}
     )
+
+
+# MLflow GenAI (scorebridge_mlflow): the scorer in mlflow.genai.evaluate on a sqlite store; MLflow's own
+# `graded/mean`, and the failure kinds of its result table (read back by scorebridge_mlflow.summarize).
+def test_mlflow(graded: sb.Scorer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("mlflow")
+    import mlflow
+
+    from scorebridge_mlflow import summarize, to_mlflow
+
+    monkeypatch.setenv("MLFLOW_DISABLE_TELEMETRY", "true")
+    monkeypatch.chdir(tmp_path)
+    mlflow.set_tracking_uri(f"sqlite:///{tmp_path / 'mlflow.db'}")
+    data = [
+        {"inputs": {"input": i}, "outputs": o, "expectations": {} if lab is None else {"expected_response": lab}}
+        for i, (o, lab) in zip(ITEMS, ROWS, strict=True)
+    ]
+    try:
+        result = mlflow.genai.evaluate(data=data, scorers=[to_mlflow(graded)])
+    finally:
+        mlflow.set_tracking_uri(None)
+    s = summarize(result, "graded")
+    assert _counts(s.scored, result.metrics["graded/mean"], dict(s.failure_kinds)) == EXPECTED
+    assert s.unscored == 2
