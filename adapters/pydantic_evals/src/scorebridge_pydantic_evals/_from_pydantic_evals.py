@@ -1,0 +1,432 @@
+"""`from_pydantic_evals()`: any pydantic-evals Evaluator as a scorebridge `Scorer`, callable from anywhere."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any, Final
+
+from pydantic_evals import Case
+from pydantic_evals.evaluators import (
+    Contains,
+    Equals,
+    EqualsExpected,
+    EvaluationReason,
+    Evaluator,
+    EvaluatorContext,
+    HasMatchingSpan,
+    IsInstance,
+    LLMJudge,
+    MaxDuration,
+)
+from pydantic_evals.otel import SpanTreeRecordingError
+
+import scorebridge as sb
+from scorebridge import FAILURE_KINDS, FailureKind, ScorerContractError
+from scorebridge.kit import (
+    Rejected,
+    element,
+    is_async,
+    is_bool,
+    is_number,
+    label_is_missing,
+    note_scorer,
+    presort,
+    recorded,
+    run_sync,
+)
+
+from ._keys import kind_key, value_key
+from ._native import NATIVE
+
+__all__ = ["EvaluatorCall", "from_pydantic_evals", "reads_label"]
+
+NO_SPANS: Final = (
+    "no spans were recorded: scorebridge called this evaluator outside pydantic-evals' Dataset.evaluate, "
+    "so there is no span tree"
+)
+OTHER_RESULTS: Final = "pydantic_evals_results"
+"""The metadata key of the results an evaluator returned beside the one that gave the verdict."""
+
+_FAST: Final = frozenset({Equals, EqualsExpected, Contains, IsInstance, MaxDuration})
+_REFERENCE_FREE: Final = frozenset({Equals, Contains, IsInstance, MaxDuration, HasMatchingSpan})
+
+
+def reads_label(evaluator: Evaluator[Any, Any, Any]) -> bool:
+    """Whether an evaluator reads `ctx.expected_output`: False for the built-ins that never do (Equals,
+    Contains, IsInstance, MaxDuration, HasMatchingSpan, LLMJudge without include_expected_output); True for
+    EqualsExpected and for any evaluator of one's own (say otherwise with `needs_label=False`)."""
+    kind = type(evaluator)
+    if kind in _REFERENCE_FREE:
+        return False
+    if kind is LLMJudge:
+        return bool(evaluator.include_expected_output)  # type: ignore[attr-defined]
+    return True
+
+
+def _matches_everything(contains: Contains) -> bool:
+    """Contains' trap: an empty value is in every string, so every text output passes."""
+    value = contains.value
+    if isinstance(value, str):
+        return value == ""
+    if contains.as_strings:
+        try:
+            return str(value) == ""
+        except Exception:
+            return False
+    return False
+
+
+def _finite_threshold(name: str, threshold: Any) -> float:
+    if not is_number(threshold):
+        raise TypeError(f"from_pydantic_evals({name}): threshold must be a number; got {threshold!r:.80}")
+    try:
+        number = float(threshold)
+    except (OverflowError, ValueError):
+        number = math.nan
+    if not math.isfinite(number):
+        raise ValueError(f"from_pydantic_evals({name}): threshold must be finite; got {threshold!r:.80}")
+    return number
+
+
+def _duration(item: Any) -> float:
+    found = element(item, "duration")
+    if is_number(found):
+        try:
+            seconds = float(found)
+        except (OverflowError, ValueError):
+            return 0.0
+        if math.isfinite(seconds) and seconds >= 0:
+            return seconds
+    return 0.0
+
+
+def context(item: Any, output: Any, label: Any) -> EvaluatorContext[Any, Any, Any]:
+    """The EvaluatorContext pydantic-evals would hand an evaluator for `output` on `item` against `label`.
+
+    A pydantic-evals `Case` item gives its name, inputs and metadata; any other
+    item is the inputs, and gives its `name` (a string), `metadata` and
+    `duration` (seconds) elements where it has them. Otherwise: no name, no
+    metadata, duration 0.0, no attributes or metrics, and a span tree that is a
+    `SpanTreeRecordingError` (reading `ctx.span_tree` raises it). No label is
+    `expected_output=None`.
+    """
+    if isinstance(item, Case):
+        name, inputs, metadata, duration = item.name, item.inputs, item.metadata, 0.0
+    else:
+        found = element(item, "name")
+        name = found if isinstance(found, str) else None
+        inputs, metadata, duration = item, element(item, "metadata"), _duration(item)
+    return EvaluatorContext(
+        name=name,
+        inputs=inputs,
+        metadata=metadata,
+        expected_output=None if label_is_missing(label) else label,
+        output=output,
+        duration=duration,
+        _span_tree=SpanTreeRecordingError(NO_SPANS),
+        attributes={},
+        metrics={},
+    )
+
+
+def _scalar(name: str, what: str, value: Any) -> bool | float | str:
+    if is_bool(value) or isinstance(value, str):
+        return value  # type: ignore[no-any-return]
+    if is_number(value):
+        try:
+            number = float(value)
+        except (OverflowError, ValueError):
+            number = math.nan
+        if math.isfinite(number):
+            return value  # type: ignore[no-any-return]
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        raise ScorerContractError(
+            f"{name}: {what} is {value!r}, which pydantic-evals records as a failure of the evaluator; "
+            "an evaluator skips a case by returning {}"
+        )
+    raise ScorerContractError(
+        f"{name}: {what} must be a bool (an assertion), a finite number (a score), a string (a label) or an "
+        f"EvaluationReason of one; got {type(value).__name__} {value!r:.80}"
+    )
+
+
+def _entry(name: str, key: str, value: Any) -> tuple[bool | float | str, str | None]:
+    if isinstance(value, EvaluationReason):
+        reason = value.reason
+        if reason is not None and not isinstance(reason, str):
+            raise ScorerContractError(f"{name}: the reason of {key!r} must be a string; got {type(reason).__name__}")
+        return _scalar(name, f"the result {key!r}", value.value), reason
+    return _scalar(name, f"the result {key!r}", value), None
+
+
+def _chosen(name: str, results: Mapping[str, Any], result: str | None) -> str:
+    keys = list(results)
+    if result is not None:
+        if result not in results:
+            raise ScorerContractError(f"{name}: the evaluator returned no result {result!r}; it returned {keys}")
+        return result
+    if len(keys) == 1:
+        return keys[0]
+    # a mapping written by to_pydantic_evals: NAME, with NAME_value and NAME_failure_kind beside it
+    ours = [k for k in keys if set(keys) <= {k, value_key(k), kind_key(k)}]
+    if len(ours) == 1:
+        return ours[0]
+    raise ScorerContractError(
+        f"{name}: the evaluator returned several results ({', '.join(map(repr, keys))}); choose the one that "
+        f"gives the verdict: from_pydantic_evals(evaluator, result={keys[0]!r})"
+    )
+
+
+def read_output(
+    name: str, default_name: str, raw: Any, threshold: float, result: str | None, output: Any, unlabelled: bool
+) -> sb.Score:
+    """The recorded Score of what an evaluator returned, as pydantic-evals reads it.
+
+    `{}` is the library's skip: unscored. A scalar is the result named
+    `default_name`; of a mapping, `result` names the one that gives the
+    verdict (one result: that one; written by `to_pydantic_evals`: the
+    assertion). An assertion is correct or wrong; a score is the value, correct
+    at or above `threshold`; a label is the outcome, with no verdict; an
+    EvaluationReason's reason is the explanation. Beside the verdict,
+    `NAME_value` and `NAME_failure_kind` (what `to_pydantic_evals` writes) give
+    the value and the failure kind; any other results are kept in
+    metadata["pydantic_evals_results"].
+    """
+    if isinstance(raw, Mapping):
+        if not raw:
+            return recorded(name, None, None, None, None, "the evaluator skipped the case (it returned {})", None, True)
+        bad = [k for k in raw if not isinstance(k, str)]
+        if bad:
+            raise ScorerContractError(
+                f"{name}: the evaluator returned a mapping with a key that is not a string: {bad[0]!r:.80}"
+            )
+        results: Mapping[str, Any] = raw
+        key = _chosen(name, results, result)
+    else:
+        key = default_name
+        results = {key: raw}
+    value, reason = _entry(name, key, results[key])
+    correct: bool | None
+    outcome = output if type(output) is str else None
+    kind: FailureKind | None = None
+    number: float | None = None
+    if is_bool(value):
+        correct = bool(value)
+    elif isinstance(value, str):
+        correct, outcome = None, value
+    else:
+        number = float(value)
+        correct = number >= threshold
+    others: dict[str, Any] = {}
+    for other, found in results.items():
+        if other == key:
+            continue
+        given, _ = _entry(name, other, found)
+        if other == value_key(key) and is_number(given) and correct is not None:
+            number = float(given)
+        elif other == kind_key(key) and given in FAILURE_KINDS and correct is False:
+            kind = given
+        else:
+            others[other] = given
+    metadata = {OTHER_RESULTS: others} if others else None
+    if correct is None:
+        reason = reason or "the evaluator gave a label, not a verdict"
+    return recorded(name, correct, outcome, kind, number, reason, metadata, unlabelled)
+
+
+class EvaluatorCall:
+    """The `fn` of a scorer made by `from_pydantic_evals`: the evaluator it wraps, called on one item, output
+    and label. `evaluator` is the pydantic-evals Evaluator (what `to_pydantic_evals` gives back in a round trip).
+    Frozen."""
+
+    __slots__ = ("default_name", "evaluator", "name", "needs_label", "result", "threshold")
+
+    evaluator: Evaluator[Any, Any, Any]
+    name: str
+    default_name: str
+    threshold: float
+    result: str | None
+    needs_label: bool
+
+    def __init__(
+        self, evaluator: Evaluator[Any, Any, Any], name: str, threshold: float, result: str | None, needs: bool
+    ) -> None:
+        _set = object.__setattr__
+        _set(self, "evaluator", evaluator)
+        _set(self, "name", name)
+        _set(self, "default_name", evaluator.get_default_evaluation_name())
+        _set(self, "threshold", threshold)
+        _set(self, "result", result)
+        _set(self, "needs_label", needs)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"a pydantic-evals evaluator call is immutable; cannot set {name!r}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.evaluator, self.name, self.threshold, self.result, self.needs_label))
+
+    def __repr__(self) -> str:
+        return f"<pydantic-evals evaluator {self.name}>"
+
+    def _prepare(
+        self, item: Any, output: Any, label: Any
+    ) -> tuple[EvaluatorContext[Any, Any, Any] | None, sb.Score | None, Rejected | None]:
+        """The context to hand the evaluator, or the finished Score when it is not to be asked."""
+        name = self.name
+        try:
+            unlabelled = label_is_missing(label)
+            text = presort(name, output, ())
+            if type(text) is Rejected and text.reported:  # the output says it failed: the evaluator is not asked
+                return None, text.record(name, unlabelled and self.needs_label), None
+            if unlabelled and self.needs_label:  # no label: unscored, whatever the evaluator would say
+                return None, recorded(name, None, output if type(output) is str else None, None, unlabelled=True), None
+            rejected = text if type(text) is Rejected and (output is None or isinstance(output, str)) else None
+            ctx = NATIVE.native(item, output, label)
+            if ctx is None:
+                ctx = context(item, output, label)
+            return ctx, None, rejected
+        except ScorerContractError:
+            raise
+        except Exception as exc:  # a hostile item, output or label
+            raise ScorerContractError(f"{name}: cannot read the item, the output or the label: {exc!r:.200}") from exc
+
+    def _read(self, raw: Any, output: Any, label: Any, rejected: Rejected | None) -> sb.Score:
+        score = read_output(
+            self.name,
+            self.default_name,
+            raw,
+            self.threshold,
+            self.result,
+            output,
+            label_is_missing(label) and self.needs_label,
+        )
+        if rejected is not None and score.correct is False and score.failure_kind == "wrong":
+            # a "wrong" about an output pre-sorting rejected (empty, NOT_IN_DOCUMENT): the rejection's kind
+            return recorded(
+                self.name, False, score.outcome, rejected.failure_kind, score.value, score.explanation, score.metadata
+            )
+        return score
+
+    def __call__(self, item: Any, output: Any, label: Any) -> sb.Score:
+        ctx, done, rejected = self._prepare(item, output, label)
+        if done is not None:
+            return done
+        try:
+            raw = self.evaluator.evaluate(ctx)  # type: ignore[arg-type]
+            if not isinstance(raw, (bool, str, Mapping, EvaluationReason)) and hasattr(raw, "__await__"):
+                raw = run_sync(raw)
+        except Exception as exc:
+            note_scorer(exc, self.name)
+            raise
+        return self._read(raw, output, label, rejected)
+
+
+class AsyncEvaluatorCall(EvaluatorCall):
+    """An `EvaluatorCall` of an async evaluator (LLMJudge, one of your own): awaited."""
+
+    __slots__ = ()
+
+    async def __call__(self, item: Any, output: Any, label: Any) -> sb.Score:  # type: ignore[override]
+        ctx, done, rejected = self._prepare(item, output, label)
+        if done is not None:
+            return done
+        try:
+            raw = await self.evaluator.evaluate_async(ctx)  # type: ignore[arg-type]
+        except Exception as exc:
+            note_scorer(exc, self.name)
+            raise
+        return self._read(raw, output, label, rejected)
+
+
+def _wants_label_option() -> bool:
+    # LABELS-BRANCH: `Scorer(..., needs_label=False)` comes with the branch `labels`; until it is merged the
+    # scorer cannot say so, and EvaluatorCall itself scores an unlabelled row of a reference-free evaluator.
+    init = sb.Scorer.__init__
+    return "needs_label" in init.__code__.co_varnames[: init.__code__.co_argcount + init.__code__.co_kwonlyargcount]
+
+
+def from_pydantic_evals(
+    evaluator: Evaluator[Any, Any, Any],
+    *,
+    threshold: float = 1.0,
+    name: str | None = None,
+    result: str | None = None,
+    needs_label: bool | None = None,
+) -> sb.Scorer:
+    """Any pydantic-evals Evaluator (`EqualsExpected()`, `Contains(...)`, `LLMJudge(...)`, your own) as a Scorer.
+
+    The scorer's `fn` is an `EvaluatorCall` whose `evaluator` is the evaluator
+    wrapped: `to_pydantic_evals` gives that very evaluator back (a round trip
+    is an identity). Inside `Dataset.evaluate`, a scorer of your own run by
+    `to_pydantic_evals` that calls this one with the item, output and label it
+    was given hands the evaluator pydantic-evals' own context. From anywhere
+    else, each call builds the `EvaluatorContext` (`context`): inputs = the
+    item (a `Case` gives its inputs, name and metadata), output = the output as
+    it is, expected_output = the label (None for no label), the item's name,
+    metadata and duration where it carries them, else no name, no metadata,
+    duration 0.0, no attributes or metrics, and a `SpanTreeRecordingError` for
+    the span tree.
+
+    What the evaluator returns is read as pydantic-evals reads it
+    (`read_output`): an assertion (bool) is correct or wrong; a score (a
+    number) is partial credit, its value, correct when at or above
+    `threshold` (default 1.0), as DSPy's metrics are read; a label (a string)
+    is the outcome, with no verdict (unscored); an `EvaluationReason`'s reason
+    is the explanation; `{}` is the library's skip (unscored). A mapping of
+    several results is read by `result`, the name of the one that gives the
+    verdict (a ScorerContractError naming them otherwise); the others are kept
+    in metadata. None and NaN, which pydantic-evals records as the evaluator's
+    failure, are a ScorerContractError naming the scorer.
+
+    An output that reports its own failure (a `failure_kind` element, `ok`
+    False) is recorded wrong for that reason without asking the evaluator; a
+    wrong verdict about an empty output, or NOT_IN_DOCUMENT, gets the kind
+    pre-sorting gives it (parse_failure, not_in_document). With no label, an
+    evaluator that needs one (`needs_label`, default: `reads_label(evaluator)`)
+    is not asked and the Score is unscored; the reference-free ones are asked
+    with `expected_output=None`. An exception inside the evaluator propagates
+    unchanged, with a note naming the scorer.
+
+    The scorer is async when the evaluator's `evaluate` is (LLMJudge), so
+    `ascore_many`, Inspect AI and `abenchmark` await it; the deterministic
+    built-ins are `fast`. Its name is `name`, else the evaluator's evaluation
+    name (`EqualsExpected`, or its `evaluation_name`).
+
+    Round trip: an evaluator made by `to_pydantic_evals(s)` gives back `s`
+    itself, unless a `name` other than `s.name` is given or it records errors.
+    """
+    from ._round_trip import scorer_again
+
+    if not isinstance(evaluator, Evaluator):
+        raise TypeError(f"from_pydantic_evals: expected a pydantic-evals Evaluator; got {type(evaluator).__name__}")
+    again = scorer_again(evaluator, name)
+    if again is not None:
+        return again
+    if name is None:
+        name = evaluator.get_default_evaluation_name()
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"from_pydantic_evals: name must be a non-blank string; got {name!r:.80}")
+    number = _finite_threshold(name, threshold)
+    if type(evaluator) is Contains and _matches_everything(evaluator):
+        raise ValueError(
+            f"from_pydantic_evals({name}): Contains(value={evaluator.value!r}) is true for every text output (the "
+            "empty string is in every string); give it a value to look for, or score against each case's label "
+            "with scorebridge.detect_includes()"
+        )
+    if result is not None and not isinstance(result, str):
+        raise TypeError(f"from_pydantic_evals({name}): result must be the name of a result; got {result!r:.80}")
+    if needs_label is not None and not isinstance(needs_label, bool):
+        raise TypeError(
+            f"from_pydantic_evals({name}): needs_label must be True, False or None; got {needs_label!r:.80}"
+        )
+    needs = reads_label(evaluator) if needs_label is None else needs_label
+    kind = AsyncEvaluatorCall if is_async(evaluator.evaluate) else EvaluatorCall
+    call = kind(evaluator, name, number, result, needs)
+    options: dict[str, Any] = {"threshold": number}
+    if result is not None:
+        options["result"] = result
+    made: dict[str, Any] = {"recorded": True, "fast": type(evaluator) in _FAST}
+    if _wants_label_option():  # LABELS-BRANCH: see _wants_label_option
+        made["needs_label"] = needs
+    return sb.Scorer(name, call, options, **made)
