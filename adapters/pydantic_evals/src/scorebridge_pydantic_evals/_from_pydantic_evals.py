@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Mapping
-from typing import Any, Final
+from collections.abc import Awaitable, Mapping
+from typing import Any, Final, NamedTuple
 
 from pydantic_evals import Case
 from pydantic_evals.evaluators import (
@@ -24,22 +25,23 @@ from pydantic_evals.otel import SpanTreeRecordingError
 import scorebridge as sb
 from scorebridge import FAILURE_KINDS, FailureKind, ScorerContractError
 from scorebridge.kit import (
-    Rejected,
+    Ask,
+    accepted_answers,
+    ask,
     element,
     is_async,
     is_bool,
     is_number,
+    judge,
     label_is_missing,
-    note_scorer,
-    presort,
-    recorded,
-    run_sync,
+    sync_and_async,
+    verdict,
 )
 
 from ._keys import kind_key, value_key
 from ._native import NATIVE
 
-__all__ = ["EvaluatorCall", "from_pydantic_evals", "reads_label"]
+__all__ = ["EvaluatorCall", "call_of", "context", "from_pydantic_evals", "read_output", "reads_label"]
 
 NO_SPANS: Final = (
     "no spans were recorded: scorebridge called this evaluator outside pydantic-evals' Dataset.evaluate, "
@@ -178,12 +180,24 @@ def _chosen(name: str, results: Mapping[str, Any], result: str | None) -> str:
     )
 
 
-def read_output(
-    name: str, default_name: str, raw: Any, threshold: float, result: str | None, output: Any, unlabelled: bool
-) -> sb.Score:
-    """The recorded Score of what an evaluator returned, as pydantic-evals reads it.
+class Read(NamedTuple):
+    """An evaluator's verdict, read: what `kit.verdict` makes a Score of."""
 
-    `{}` is the library's skip: unscored. A scalar is the result named
+    correct: bool | None
+    value: float | None
+    failure_kind: FailureKind | None
+    outcome: str | None
+    explanation: str | None
+    metadata: dict[str, Any] | None
+
+
+_SKIPPED: Final = Read(None, None, None, None, "the evaluator skipped the case (it returned {})", None)
+
+
+def read_output(name: str, default_name: str, raw: Any, threshold: float, result: str | None) -> Read:
+    """What an evaluator returned, read as pydantic-evals reads it.
+
+    `{}` is the library's skip: no verdict. A scalar is the result named
     `default_name`; of a mapping, `result` names the one that gives the
     verdict (one result: that one; written by `to_pydantic_evals`: the
     assertion). An assertion is correct or wrong; a score is the value, correct
@@ -195,11 +209,11 @@ def read_output(
     """
     if isinstance(raw, Mapping):
         if not raw:
-            return recorded(name, None, None, None, None, "the evaluator skipped the case (it returned {})", None, True)
+            return _SKIPPED
         bad = [k for k in raw if not isinstance(k, str)]
         if bad:
             raise ScorerContractError(
-                f"{name}: the evaluator returned a mapping with a key that is not a string: {bad[0]!r:.80}"
+                f"{name}: the evaluator returned a mapping with a key {bad[0]!r:.80}, not a string"
             )
         results: Mapping[str, Any] = raw
         key = _chosen(name, results, result)
@@ -208,7 +222,7 @@ def read_output(
         results = {key: raw}
     value, reason = _entry(name, key, results[key])
     correct: bool | None
-    outcome = output if type(output) is str else None
+    outcome: str | None = None
     kind: FailureKind | None = None
     number: float | None = None
     if is_bool(value):
@@ -229,18 +243,32 @@ def read_output(
             kind = given
         else:
             others[other] = given
-    metadata = {OTHER_RESULTS: others} if others else None
-    if correct is None:
-        reason = reason or "the evaluator gave a label, not a verdict"
-    return recorded(name, correct, outcome, kind, number, reason, metadata, unlabelled)
+    if correct is None and reason is None:
+        reason = "the evaluator gave a label, not a verdict"
+    return Read(correct, number, kind, outcome, reason, {OTHER_RESULTS: others} if others else None)
+
+
+_STRUCTURED: Final = "(a label the evaluator reads as it is)"
+"""What `kit.ask` is shown for a label it does not read as text (a mapping, a model): a label is there."""
+
+
+def _present(name: str, label: Any) -> Any:
+    """The label as `kit.ask` should see it: text-like labels as they are, others as present."""
+    if type(label) is str or label is None:
+        return label
+    try:
+        accepted_answers(name, label)
+    except ScorerContractError:
+        return _STRUCTURED
+    return label
 
 
 class EvaluatorCall:
-    """The `fn` of a scorer made by `from_pydantic_evals`: the evaluator it wraps, called on one item, output
-    and label. `evaluator` is the pydantic-evals Evaluator (what `to_pydantic_evals` gives back in a round trip).
-    Frozen."""
+    """The body of a scorer made by `from_pydantic_evals`: the evaluator it wraps, called on one item, output and
+    label (`kit.sync_and_async` makes the Scorer's fn of it). `evaluator` is the pydantic-evals Evaluator (what
+    `to_pydantic_evals` gives back in a round trip). Frozen."""
 
-    __slots__ = ("default_name", "evaluator", "name", "needs_label", "result", "threshold")
+    __slots__ = ("default_name", "evaluator", "is_async", "name", "needs_label", "result", "threshold")
 
     evaluator: Evaluator[Any, Any, Any]
     name: str
@@ -248,6 +276,7 @@ class EvaluatorCall:
     threshold: float
     result: str | None
     needs_label: bool
+    is_async: bool
 
     def __init__(
         self, evaluator: Evaluator[Any, Any, Any], name: str, threshold: float, result: str | None, needs: bool
@@ -259,6 +288,7 @@ class EvaluatorCall:
         _set(self, "threshold", threshold)
         _set(self, "result", result)
         _set(self, "needs_label", needs)
+        _set(self, "is_async", is_async(evaluator.evaluate))
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"a pydantic-evals evaluator call is immutable; cannot set {name!r}")
@@ -269,74 +299,43 @@ class EvaluatorCall:
     def __repr__(self) -> str:
         return f"<pydantic-evals evaluator {self.name}>"
 
-    def _prepare(
-        self, item: Any, output: Any, label: Any
-    ) -> tuple[EvaluatorContext[Any, Any, Any] | None, sb.Score | None, Rejected | None]:
-        """The context to hand the evaluator, or the finished Score when it is not to be asked."""
+    def __call__(self, item: Any, output: Any, label: Any) -> sb.Score | Awaitable[sb.Score]:
+        """Score one output: the evaluator on pydantic-evals' own context (`_native`) or on one built here."""
         name = self.name
         try:
-            unlabelled = label_is_missing(label)
-            text = presort(name, output, ())
-            if type(text) is Rejected and text.reported:  # the output says it failed: the evaluator is not asked
-                return None, text.record(name, unlabelled and self.needs_label), None
-            if unlabelled and self.needs_label:  # no label: unscored, whatever the evaluator would say
-                return None, recorded(name, None, output if type(output) is str else None, None, unlabelled=True), None
-            rejected = text if type(text) is Rejected and (output is None or isinstance(output, str)) else None
+            asked = ask(name, output, _present(name, label), needs_label=self.needs_label)
+            if not isinstance(asked, Ask):
+                return asked  # the output reported its failure, or no label for an evaluator that needs one
             ctx = NATIVE.native(item, output, label)
             if ctx is None:
                 ctx = context(item, output, label)
-            return ctx, None, rejected
         except ScorerContractError:
             raise
         except Exception as exc:  # a hostile item, output or label
             raise ScorerContractError(f"{name}: cannot read the item, the output or the label: {exc!r:.200}") from exc
+        if asked.rejected is not None and not (output is None or isinstance(output, str)):
+            asked = asked._replace(rejected=None)  # a structured output (a dict, a model) is the evaluator's to judge
+        evaluate = self.evaluator.evaluate_async if self.is_async else self.evaluator.evaluate
+        return judge(name, lambda: evaluate(ctx), functools.partial(self._read, asked))
 
-    def _read(self, raw: Any, output: Any, label: Any, rejected: Rejected | None) -> sb.Score:
-        score = read_output(
+    def _read(self, asked: Ask, raw: Any) -> sb.Score:
+        read = read_output(self.name, self.default_name, raw, self.threshold, self.result)
+        return verdict(
             self.name,
-            self.default_name,
-            raw,
-            self.threshold,
-            self.result,
-            output,
-            label_is_missing(label) and self.needs_label,
+            asked,
+            read.correct,
+            value=read.value,
+            outcome=read.outcome,
+            explanation=read.explanation,
+            metadata=read.metadata,
+            failure_kind=read.failure_kind,
         )
-        if rejected is not None and score.correct is False and score.failure_kind == "wrong":
-            # a "wrong" about an output pre-sorting rejected (empty, NOT_IN_DOCUMENT): the rejection's kind
-            return recorded(
-                self.name, False, score.outcome, rejected.failure_kind, score.value, score.explanation, score.metadata
-            )
-        return score
-
-    def __call__(self, item: Any, output: Any, label: Any) -> sb.Score:
-        ctx, done, rejected = self._prepare(item, output, label)
-        if done is not None:
-            return done
-        try:
-            raw = self.evaluator.evaluate(ctx)  # type: ignore[arg-type]
-            if not isinstance(raw, (bool, str, Mapping, EvaluationReason)) and hasattr(raw, "__await__"):
-                raw = run_sync(raw)
-        except Exception as exc:
-            note_scorer(exc, self.name)
-            raise
-        return self._read(raw, output, label, rejected)
 
 
-class AsyncEvaluatorCall(EvaluatorCall):
-    """An `EvaluatorCall` of an async evaluator (LLMJudge, one of your own): awaited."""
-
-    __slots__ = ()
-
-    async def __call__(self, item: Any, output: Any, label: Any) -> sb.Score:  # type: ignore[override]
-        ctx, done, rejected = self._prepare(item, output, label)
-        if done is not None:
-            return done
-        try:
-            raw = await self.evaluator.evaluate_async(ctx)  # type: ignore[arg-type]
-        except Exception as exc:
-            note_scorer(exc, self.name)
-            raise
-        return self._read(raw, output, label, rejected)
+def call_of(scorer: sb.Scorer) -> EvaluatorCall | None:
+    """The `EvaluatorCall` of a scorer made by `from_pydantic_evals`; None for any other scorer."""
+    body = getattr(scorer.fn, "body", None)
+    return body if isinstance(body, EvaluatorCall) else None
 
 
 def _wants_label_option() -> bool:
@@ -421,12 +420,11 @@ def from_pydantic_evals(
             f"from_pydantic_evals({name}): needs_label must be True, False or None; got {needs_label!r:.80}"
         )
     needs = reads_label(evaluator) if needs_label is None else needs_label
-    kind = AsyncEvaluatorCall if is_async(evaluator.evaluate) else EvaluatorCall
-    call = kind(evaluator, name, number, result, needs)
+    call = EvaluatorCall(evaluator, name, number, result, needs)
     options: dict[str, Any] = {"threshold": number}
     if result is not None:
         options["result"] = result
     made: dict[str, Any] = {"recorded": True, "fast": type(evaluator) in _FAST}
     if _wants_label_option():  # LABELS-BRANCH: see _wants_label_option
         made["needs_label"] = needs
-    return sb.Scorer(name, call, options, **made)
+    return sb.Scorer(name, sync_and_async(call, is_async=call.is_async), options, **made)

@@ -16,7 +16,7 @@ from pydantic_evals.evaluators import Evaluator, EvaluatorContext
 import scorebridge as sb
 from scorebridge.kit import note_scorer, raised_score
 
-from ._from_pydantic_evals import EvaluatorCall
+from ._from_pydantic_evals import call_of
 from ._to_pydantic_evals import OnError, ScorerEvaluator, evaluator_output
 
 __all__ = ["NativeEvaluator", "evaluator_again", "scorer_again"]
@@ -58,8 +58,8 @@ class NativeEvaluator(Evaluator[Any, Any, Any]):
 def evaluator_again(scorer: sb.Scorer, on_error: OnError) -> Evaluator[Any, Any, Any] | None:
     """The evaluator `to_pydantic_evals` gives for a `from_pydantic_evals` scorer: `x` itself, else `x` thinly
     wrapped; None for any other scorer."""
-    call = scorer.fn
-    if not isinstance(call, EvaluatorCall):
+    call = call_of(scorer)
+    if call is None:
         return None
     if on_error == "raise" and scorer.name == call.default_name:
         return call.evaluator
