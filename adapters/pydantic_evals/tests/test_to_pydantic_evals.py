@@ -131,14 +131,14 @@ def test_the_spec_names_the_scorer_and_its_options() -> None:
 
 
 def test_a_saved_dataset_makes_a_built_in_scorer_again(tmp_path: Any) -> None:
-    dataset = Dataset[str, str, None](
+    dataset = Dataset[str, str, Any](
         name="saved",
         cases=[Case(name="c", inputs="q", expected_output="Paris")],
         evaluators=[to_pydantic_evals(sb.exact(normalise=False))],
     )
     path = tmp_path / "dataset.yaml"
     dataset.to_file(path)
-    loaded = Dataset[str, str, None].from_file(path, custom_evaluator_types=[ScorerEvaluator])
+    loaded = Dataset[str, str, Any].from_file(path, custom_evaluator_types=[ScorerEvaluator])
     [evaluator] = loaded.evaluators
     assert isinstance(evaluator, ScorerEvaluator)
     assert evaluator.the_scorer.options == {"normalise": False}
