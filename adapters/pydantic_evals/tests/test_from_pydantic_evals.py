@@ -13,12 +13,10 @@ from __future__ import annotations
 import asyncio
 import math
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
 import pytest
-from pe_support import context, judge_model
-from pydantic import BaseModel
+from pe_support import CASES, Answer, context, judge_model
 from pydantic_ai.models.test import TestModel
 from pydantic_evals import Case
 from pydantic_evals.evaluators import (
@@ -39,63 +37,6 @@ from pydantic_evals.otel.span_tree import SpanQuery
 
 import scorebridge as sb
 from scorebridge_pydantic_evals import from_pydantic_evals
-
-
-class Answer(BaseModel):
-    key: str | None = None
-    extra: str | None = None
-
-
-@dataclass
-class Record:
-    key: str | None = None
-    extra: str | None = None
-
-
-class Unhashable:
-    __hash__ = None  # type: ignore[assignment]
-
-
-class Outer:
-    class Inner:
-        pass
-
-
-# (evaluator, output, label, duration): every case pydantic-evals' own tests give these built-ins
-CASES: list[tuple[Evaluator[Any, Any, Any], Any, Any, float]] = [
-    (Equals(value=42), 42, None, 0.0),
-    (Equals(value=42), 43, None, 0.0),
-    (Equals(value=Answer(key="4")), Answer(key="4"), None, 0.0),
-    (Equals(value="not a model"), Answer(key="4"), None, 0.0),
-    (EqualsExpected(), 42, 42, 0.0),
-    (EqualsExpected(), 42, 43, 0.0),
-    (EqualsExpected(), Answer(key="4"), Answer(key="4"), 0.0),
-    (EqualsExpected(), Answer(key="4"), Answer(key="5"), 0.0),
-    (Contains(value="test"), "this is a test", None, 0.0),
-    (Contains(value="test"), "no match", None, 0.0),
-    (Contains(value="TEST", case_sensitive=False), "this is a test", None, 0.0),
-    (Contains(value={"key": "value"}), {"key": "value", "extra": "data"}, None, 0.0),
-    (Contains(value={"key": "value"}), {"different": "value"}, None, 0.0),
-    (Contains(value={"key": "value"}), {"key": "different"}, None, 0.0),
-    (Contains(value="key"), {"key": "value"}, None, 0.0),
-    (Contains(value={"key": "value"}), Answer(key="value", extra="data"), None, 0.0),
-    (Contains(value={"key": "value"}), Answer(extra="data"), None, 0.0),
-    (Contains(value={"key": "value"}), Record(key="value", extra="data"), None, 0.0),
-    (Contains(value={"key": "value"}), Record(key="different"), None, 0.0),
-    (Contains(value=42), [1, 42, 3], None, 0.0),
-    (Contains(value=42), [1, 2, 3], None, 0.0),
-    (Contains(value=42, as_strings=True), "The answer is 42", None, 0.0),
-    (Contains(value=42, as_strings=True), [1, 42, 3], None, 0.0),
-    (Contains(value=42), Unhashable(), None, 0.0),
-    (IsInstance(type_name="str"), "test", None, 0.0),
-    (IsInstance(type_name="str"), 42, None, 0.0),
-    (IsInstance(type_name="Inner"), Outer.Inner(), None, 0.0),
-    (IsInstance(type_name="Answer"), Answer(key="4"), None, 0.0),
-    (MaxDuration(seconds=1.0), "x", None, 0.5),
-    (MaxDuration(seconds=1.0), "x", None, 1.5),
-    (MaxDuration(seconds=timedelta(seconds=1)), "x", None, 0.5),
-    (MaxDuration(seconds=timedelta(seconds=1)), "x", None, 1.5),
-]
 
 
 def native(evaluator: Evaluator[Any, Any, Any], output: Any, label: Any, duration: float = 0.0) -> Any:
