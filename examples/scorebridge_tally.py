@@ -5,7 +5,7 @@ import functools
 from tally import Check, Verdict
 
 from scorebridge import Score, Scorer
-from scorebridge.kit import accepted_answers, ask, is_async, item_text, judge, sync_and_async, verdict
+from scorebridge.kit import accepted_answers, ask, is_async, item_text_for, judge, sync_and_async, verdict
 
 MADE_FROM = "scorebridge_scorer"  # the attribute a check made by to_tally keeps its scorer in
 
@@ -39,7 +39,7 @@ class _TallyCall:
         asked = ask(self.name, output, label)  # a finished Score, or what to hand the check
         if isinstance(asked, Score):
             return asked
-        row = {"prompt": item_text(item) or "", "response": asked.text, "expected": list(asked.answers)}
+        row = {"prompt": item_text_for(self.name, item), "response": asked.text, "expected": list(asked.answers)}
         return judge(self.name, lambda: self.check(row), lambda found: self.verdict(asked, found))
 
     def verdict(self, asked, found: Verdict):

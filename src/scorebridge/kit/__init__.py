@@ -13,6 +13,8 @@ Reading what a harness hands over:
 - `accepted_answers(scorer, label)`: a label's accepted answers as text;
   `label_is_missing(label)`: True when an item has no label;
 - `item_text(item)`: an item's text (`ITEM_TEXT_FIELDS`: `input`, then `question`);
+  `item_text_for(scorer, item)`: the same, "" for none, an unreadable item a
+  `ScorerContractError` naming the scorer;
 - `element(obj, key)`: a mapping's value or an attribute, never raising;
 - `fold`, `plain_digits`, `is_number`, `is_bool`, `is_missing`: the readers
   the rules above are made of.
@@ -92,7 +94,7 @@ from .._runner.files import RowError, read_rows
 from .._runner.summary import Summaries, Summary, text_table
 from .._scorers.builtins import BUILTINS, is_builtin, rebuild
 from .._scorers.model_graded import GRADER_FAILED
-from ._reverse import Ask, ask, judge, judge_each, sync_and_async, verdict
+from ._reverse import Ask, ask, item_text_for, judge, judge_each, sync_and_async, verdict
 
 __all__ = [
     "BUILTINS",
@@ -119,6 +121,7 @@ __all__ = [
     "is_missing",
     "is_number",
     "item_text",
+    "item_text_for",
     "judge",
     "judge_each",
     "label_is_missing",

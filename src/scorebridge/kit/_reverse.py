@@ -21,12 +21,12 @@ import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, NamedTuple, TypeVar
 
-from .._protocol.reading import Rejected, accepted_answers, presort
+from .._protocol.reading import Rejected, accepted_answers, item_text, presort
 from .._protocol.record import recorded
 from .._protocol.score import FailureKind, Score, ScorerContractError
 from .._protocol.scorer import ScorerFn, note_scorer
 
-__all__ = ["Ask", "ask", "judge", "judge_each", "sync_and_async", "verdict"]
+__all__ = ["Ask", "ask", "item_text_for", "judge", "judge_each", "sync_and_async", "verdict"]
 
 R = TypeVar("R")
 
@@ -57,8 +57,9 @@ def ask(scorer_name: str, output: Any, label: Any, *, needs_label: bool = True) 
 
     In order:
 
-    1. the label is read (`accepted_answers`): an unreadable one raises
-       `ScorerContractError` naming the scorer;
+    1. the label is read (`accepted_answers`): an unreadable one (and an
+       output or label whose own methods raise) is a `ScorerContractError`
+       naming the scorer;
     2. the output is pre-sorted (`presort`); one that reports its own failure
        (a `failure_kind` element, `ok` False) gives its Score: wrong for that
        reason (unscored, the kind kept, with no label), the harness not asked;
@@ -67,8 +68,13 @@ def ask(scorer_name: str, output: Any, label: Any, *, needs_label: bool = True) 
        the harness not asked;
     4. else an `Ask`: the harness judges `.text` against `.answers`.
     """
-    answers = accepted_answers(scorer_name, label)
-    text = presort(scorer_name, output, answers)
+    try:
+        answers = accepted_answers(scorer_name, label)
+        text = presort(scorer_name, output, answers)
+    except ScorerContractError:
+        raise
+    except Exception as exc:  # an output or a label whose own methods fail (a hostile __str__, __getattr__)
+        raise ScorerContractError(f"{scorer_name}: cannot read the output or the label: {exc!r:.200}") from exc
     unlabelled = not answers
     if type(text) is Rejected:
         if text.reported or (unlabelled and needs_label):
@@ -77,6 +83,18 @@ def ask(scorer_name: str, output: Any, label: Any, *, needs_label: bool = True) 
     if unlabelled and needs_label:
         return recorded(scorer_name, None, text, None, unlabelled=True)  # type: ignore[arg-type]  # text is str
     return Ask(text, answers, None, unlabelled)  # type: ignore[arg-type]
+
+
+def item_text_for(scorer_name: str, item: Any) -> str:
+    """The item's text to hand a harness's scorer: `item_text(item)`, "" when it has none.
+
+    An item that cannot be read (a number of more than `MAX_DIGITS` digits, a
+    string whose own methods raise) is a `ScorerContractError` naming the scorer.
+    """
+    try:
+        return item_text(item) or ""
+    except Exception as exc:
+        raise ScorerContractError(f"{scorer_name}: cannot read the item: {exc!r:.200}") from exc
 
 
 def verdict(
