@@ -81,8 +81,10 @@ def test_an_evaluator_that_needs_a_label_is_not_asked_without_one() -> None:
     ids=lambda e: type(e).__name__,
 )
 def test_a_reference_free_evaluator_scores_an_unlabelled_row(evaluator: Evaluator[Any, Any, Any]) -> None:
-    # LABELS-BRANCH: with the branch `labels` merged, the Scorer also says needs_label=False
-    assert from_pydantic_evals(evaluator)("q", "Paris", None).correct is True
+    scorer = from_pydantic_evals(evaluator)
+    assert scorer.needs_label is False
+    assert scorer("q", "Paris", None).correct is True
+    assert sb.Summary.of("x", scorer.score_many(None, ["Paris", "Lyon"], [None, None])).scored == 2
 
 
 def test_needs_label_says_otherwise_for_an_evaluator_of_ones_own() -> None:

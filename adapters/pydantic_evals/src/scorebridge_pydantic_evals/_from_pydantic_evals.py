@@ -338,13 +338,6 @@ def call_of(scorer: sb.Scorer) -> EvaluatorCall | None:
     return body if isinstance(body, EvaluatorCall) else None
 
 
-def _wants_label_option() -> bool:
-    # LABELS-BRANCH: `Scorer(..., needs_label=False)` comes with the branch `labels`; until it is merged the
-    # scorer cannot say so, and EvaluatorCall itself scores an unlabelled row of a reference-free evaluator.
-    init = sb.Scorer.__init__
-    return "needs_label" in init.__code__.co_varnames[: init.__code__.co_argcount + init.__code__.co_kwonlyargcount]
-
-
 def from_pydantic_evals(
     evaluator: Evaluator[Any, Any, Any],
     *,
@@ -424,7 +417,5 @@ def from_pydantic_evals(
     options: dict[str, Any] = {"threshold": number}
     if result is not None:
         options["result"] = result
-    made: dict[str, Any] = {"recorded": True, "fast": type(evaluator) in _FAST}
-    if _wants_label_option():  # LABELS-BRANCH: see _wants_label_option
-        made["needs_label"] = needs
-    return sb.Scorer(name, sync_and_async(call, is_async=call.is_async), options, **made)
+    fn = sync_and_async(call, is_async=call.is_async)
+    return sb.Scorer(name, fn, options, recorded=True, fast=type(evaluator) in _FAST, needs_label=needs)

@@ -52,7 +52,9 @@ class NativeEvaluator(Evaluator[Any, Any, Any]):
             if self.on_error == "raise":
                 note_scorer(exc, self.name)
                 raise
-            return evaluator_output(raised_score(self.name, exc, ctx.expected_output), self.name, True)
+            needs = self._scorer.needs_label if self._scorer is not None else True
+            raised = raised_score(self.name, exc, ctx.expected_output, needs_label=needs)
+            return evaluator_output(raised, self.name, True)
 
 
 def evaluator_again(scorer: sb.Scorer, on_error: OnError) -> Evaluator[Any, Any, Any] | None:

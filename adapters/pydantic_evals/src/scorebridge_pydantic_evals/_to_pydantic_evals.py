@@ -104,7 +104,7 @@ class ScorerEvaluator(Evaluator[Any, Any, Any]):
         if self.on_error == "raise":
             note_scorer(exc, self.scorer)
             raise exc
-        return raised_score(self.scorer, exc, label)
+        return raised_score(self.scorer, exc, label, needs_label=self._scorer.needs_label)
 
     def _score(self, ctx: EvaluatorContext[Any, Any, Any]) -> Output:
         item, output, label = ctx.inputs, ctx.output, ctx.expected_output
