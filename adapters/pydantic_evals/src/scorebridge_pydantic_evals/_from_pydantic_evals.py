@@ -7,6 +7,7 @@ import math
 from collections.abc import Awaitable, Mapping
 from typing import Any, Final, NamedTuple
 
+from pydantic_core import to_jsonable_python
 from pydantic_evals import Case
 from pydantic_evals.evaluators import (
     Contains,
@@ -77,6 +78,16 @@ def _matches_everything(contains: Contains) -> bool:
         except Exception:
             return False
     return False
+
+
+def evaluator_spec(evaluator: Evaluator[Any, Any, Any]) -> dict[str, Any]:
+    """The evaluator's spec as plain data, `{"name": ..., "arguments": ...}`: what pydantic-evals writes to a
+    dataset file, and a scorer's options (so a benchmark out file or an Inspect log tells evaluators apart)."""
+    try:
+        spec = evaluator.as_spec()
+        return {"name": spec.name, "arguments": to_jsonable_python(spec.arguments, serialize_unknown=True)}
+    except Exception:  # an evaluator whose fields do not serialize: its class name at least
+        return {"name": evaluator.get_serialization_name(), "arguments": None}
 
 
 def _finite_threshold(name: str, threshold: Any) -> float:
@@ -253,12 +264,18 @@ _STRUCTURED: Final = "(a label the evaluator reads as it is)"
 
 
 def _present(name: str, label: Any) -> Any:
-    """The label as `kit.ask` should see it: text-like labels as they are, others as present."""
+    """The label as `kit.ask` should see it: a text-like label (a string, a number, a list of them) as it is,
+    read by the kit's rules (an unreadable one, a number too long to write, is a ScorerContractError); any
+    other (a mapping, a model, a list of them) is the evaluator's to read, shown to the kit as present."""
     if type(label) is str or label is None:
         return label
     try:
         accepted_answers(name, label)
     except ScorerContractError:
+        if is_number(label) or (
+            isinstance(label, (list, tuple, set, frozenset)) and all(isinstance(x, str) or is_number(x) for x in label)
+        ):
+            raise
         return _STRUCTURED
     return label
 
@@ -414,7 +431,7 @@ def from_pydantic_evals(
         )
     needs = reads_label(evaluator) if needs_label is None else needs_label
     call = EvaluatorCall(evaluator, name, number, result, needs)
-    options: dict[str, Any] = {"threshold": number}
+    options: dict[str, Any] = {"evaluator": evaluator_spec(evaluator), "threshold": number}
     if result is not None:
         options["result"] = result
     fn = sync_and_async(call, is_async=call.is_async)
