@@ -191,3 +191,43 @@ def test_dspy(graded: sb.Scorer) -> None:
     assert _counts(s.scored, s.accuracy, dict(s.failure_kinds)) == EXPECTED
     # DSPy's own number divides by every example, the two unlabelled ones counted 0: 2.5 / 11.
     assert evaluation.dspy_score == pytest.approx(round(100 * 2.5 / 11, 2))
+
+
+# --- pydantic-evals -----------------------------------------------------------------------------------
+
+
+def _pydantic_evals_report(graded: sb.Scorer, *others: Any) -> Any:
+    pytest.importorskip("pydantic_evals")
+    from pydantic_evals import Case, Dataset
+
+    from scorebridge_pydantic_evals import to_pydantic_evals
+
+    cases = [Case(name=item, inputs=item, expected_output=label) for item, (_, label) in zip(ITEMS, ROWS, strict=True)]
+    dataset = Dataset[str, str, Any](name="one number", cases=cases, evaluators=[to_pydantic_evals(graded), *others])
+    return dataset.evaluate_sync(OUTPUTS.__getitem__, progress=False)
+
+
+def test_pydantic_evals(graded: sb.Scorer) -> None:
+    report = _pydantic_evals_report(graded)
+    averages = report.averages()
+    assessed = [case for case in report.cases if "graded" in case.assertions]  # the unlabelled two are skipped
+    failed = [case for case in assessed if not case.assertions["graded"].value]
+    kinds = {kind: round(share * len(failed)) for kind, share in averages.labels["graded_failure_kind"].items()}
+    expected_kinds = {kind: n for kind, n in EXPECTED["failure_kinds"].items() if n}
+    assert _counts(len(assessed), averages.scores["graded_value"], kinds) == {
+        **EXPECTED,
+        "failure_kinds": expected_kinds,
+    }
+    # The assertion pass rate counts HALF as failed (its assertion is False): 2 of 9, not the accuracy's 2.5 / 9.
+    assert averages.assertions == pytest.approx(2 / 9)
+
+
+def test_pydantic_evals_pools_assertions_over_evaluators(graded: sb.Scorer) -> None:
+    # pydantic-evals' one assertion average is over every evaluator's assertions: beside EqualsExpected (2 of
+    # the 9 labelled cases are "Paris"; it skips the unlabelled two as graded does) it is (2 + 2) / 18, a
+    # number of neither; graded's own figure is its NAME_value mean, unchanged.
+    from pydantic_evals.evaluators import EqualsExpected
+
+    averages = _pydantic_evals_report(graded, EqualsExpected()).averages()
+    assert averages.assertions == pytest.approx((2 + 2) / 18)
+    assert averages.scores["graded_value"] == pytest.approx(2.5 / 9)
