@@ -1,10 +1,11 @@
-"""pydantic-evals' evaluators everywhere: the same verdicts in plain Python, benchmark(), Inspect AI, DSPy and pytest
-as inside pydantic-evals' own Dataset.evaluate.
+"""pydantic-evals' evaluators everywhere: the same verdicts in plain Python, benchmark(), Inspect AI, DSPy, pytest
+and MLflow as inside pydantic-evals' own Dataset.evaluate.
 
 The evaluators: EqualsExpected(), Contains(value="Paris"), and LLMJudge with
 pydantic-ai's TestModel (a fixed verdict) and FunctionModel (a judge that passes an
 output naming Paris) as the judge, all offline. Each harness is real: Inspect AI with
-mockllm (usage set), DSPy's Evaluate with DummyLM, pytest through its plugin's report.
+mockllm (usage set), DSPy's Evaluate with DummyLM, pytest through its plugin's report,
+MLflow's genai.evaluate on a sqlite store (skipped where the MLflow spoke is not merged).
 """
 
 from __future__ import annotations
@@ -133,3 +134,35 @@ def test_pytest(pair: tuple[sb.Scorer, list[bool]], pytester: pytest.Pytester, r
     result.assert_outcomes(passed=len(QUESTIONS))
     rows = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
     assert [row["correct"] for row in rows] == native
+
+
+def test_mlflow(pair: tuple[sb.Scorer, list[bool]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("mlflow")
+    import scorebridge_mlflow
+
+    if not hasattr(scorebridge_mlflow, "to_mlflow"):
+        pytest.skip("the MLflow spoke (scorebridge_mlflow.to_mlflow) is not in this checkout")
+    import logging
+    import uuid
+
+    import mlflow
+
+    for variable in ("XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME"):
+        monkeypatch.setenv(variable, str(tmp_path / variable.lower()))
+    monkeypatch.setenv("MLFLOW_DISABLE_TELEMETRY", "true")
+    monkeypatch.setenv("TQDM_DISABLE", "1")
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    scorer, native = pair
+    mlflow.set_tracking_uri(f"sqlite:///{tmp_path / 'mlflow.db'}")
+    try:
+        experiment = mlflow.create_experiment(f"pyevals-{uuid.uuid4().hex[:8]}", (tmp_path / "artifacts").as_uri())
+        mlflow.set_experiment(experiment_id=experiment)
+        logging.getLogger("mlflow").setLevel(logging.WARNING)
+        data = [
+            {"inputs": {"question": q}, "outputs": OUTPUTS[q], "expectations": {"expected_response": label}}
+            for q, label in zip(QUESTIONS, LABELS, strict=True)
+        ]
+        result = mlflow.genai.evaluate(data=data, scorers=[scorebridge_mlflow.to_mlflow(scorer)])
+        assert [bool(v) for v in result.result_df[f"{scorer.name}/value"]] == native
+    finally:
+        mlflow.set_tracking_uri(None)
