@@ -230,3 +230,10 @@ def test_a_scorer_out_and_back_under_another_name_is_a_new_scorer_with_its_verdi
 def test_the_evaluator_of_a_round_trip_returns_the_librarys_kinds() -> None:
     out = to_pydantic_evals(sb.exact()).evaluate(context("Lyon", "Paris"))
     assert out == {"exact": EvaluationReason(False, None), "exact_value": 0.0, "exact_failure_kind": "wrong"}
+
+
+def test_a_wrapped_evaluators_spec_is_the_evaluators_own() -> None:
+    x = Contains(value="Paris", case_sensitive=False)
+    wrapped = to_pydantic_evals(from_pydantic_evals(x), on_error="record")
+    assert wrapped is not x
+    assert wrapped.as_spec() == x.as_spec()

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import InitVar, dataclass
 from typing import Any
 
-from pydantic_evals.evaluators import Evaluator, EvaluatorContext
+from pydantic_evals.evaluators import Evaluator, EvaluatorContext, EvaluatorSpec
 
 import scorebridge as sb
 from scorebridge.kit import note_scorer, raised_score
@@ -38,6 +38,10 @@ class NativeEvaluator(Evaluator[Any, Any, Any]):
 
     def get_default_evaluation_name(self) -> str:
         return self.name
+
+    def as_spec(self) -> EvaluatorSpec:
+        """The wrapped evaluator's own spec: a saved dataset names pydantic-evals' evaluator, and loads it."""
+        return self.evaluator.as_spec()
 
     def _named(self, out: Any) -> Any:
         return out if isinstance(out, Mapping) else {self.name: out}
