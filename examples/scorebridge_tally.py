@@ -4,8 +4,8 @@ import functools
 
 from tally import Check, Verdict
 
-from scorebridge import Scorer
-from scorebridge.kit import Rejected, accepted_answers, item_text, note_scorer, presort, recorded
+from scorebridge import Score, Scorer
+from scorebridge.kit import accepted_answers, ask, is_async, item_text_for, judge, sync_and_async, verdict
 
 MADE_FROM = "scorebridge_scorer"  # the attribute a check made by to_tally keeps its scorer in
 
@@ -14,8 +14,9 @@ def to_tally(scorer: Scorer) -> Check:
     """A scorebridge scorer as a tally check; a check made by `from_tally` is given back as it was."""
     if not isinstance(scorer, Scorer):
         raise TypeError(f"to_tally: expected a scorebridge Scorer; got {type(scorer).__name__}")
-    if isinstance(scorer.fn, _TallyCall):  # a round trip is the identity
-        return scorer.fn.check
+    body = getattr(scorer.fn, "body", None)
+    if isinstance(body, _TallyCall):  # a round trip is the identity
+        return body.check
 
     def check(row: dict) -> Verdict:
         score = scorer(row.get("prompt"), row.get("response"), row.get("expected"))
@@ -29,28 +30,22 @@ def to_tally(scorer: Scorer) -> Check:
 
 
 class _TallyCall:
-    """The fn of a scorer made by `from_tally`: a tally check called on (item, output, label)."""
+    """The body of a scorer made by `from_tally`: a tally check called on (item, output, label)."""
 
     def __init__(self, check: Check, name: str) -> None:
         self.check, self.name = check, name
 
     def __call__(self, item, output, label):
-        answers = accepted_answers(self.name, label)
-        text = presort(self.name, output, answers)
-        if isinstance(text, Rejected) and text.reported:  # the output says it failed: the check is not asked
-            return text.record(self.name, not answers)
-        response = "" if isinstance(text, Rejected) else text  # no text: the check judges an empty response
-        if not answers:  # no label: unscored, whatever the check would say
-            return recorded(self.name, None, response or None, None, unlabelled=True)
-        row = {"prompt": item_text(item) or "", "response": response, "expected": list(answers)}
-        try:
-            verdict = self.check(row)
-        except Exception as exc:
-            note_scorer(exc, self.name)
-            raise
-        if verdict.skipped:
-            return recorded(self.name, None, response, None, None, verdict.note or None)
-        return recorded(self.name, verdict.points >= 1.0, response, None, verdict.points, verdict.note or None)
+        asked = ask(self.name, output, label)  # a finished Score, or what to hand the check
+        if isinstance(asked, Score):
+            return asked
+        row = {"prompt": item_text_for(self.name, item), "response": asked.text, "expected": list(asked.answers)}
+        return judge(self.name, lambda: self.check(row), lambda found: self.verdict(asked, found))
+
+    def verdict(self, asked, found: Verdict):
+        if found.skipped:
+            return verdict(self.name, asked, None, explanation=found.note or None)
+        return verdict(self.name, asked, found.points >= 1.0, value=found.points, explanation=found.note or None)
 
 
 def from_tally(check: Check, *, name: str | None = None) -> Scorer:
@@ -59,5 +54,5 @@ def from_tally(check: Check, *, name: str | None = None) -> Scorer:
     if isinstance(made_from, Scorer) and name in (None, made_from.name):  # a round trip is the identity
         return made_from
     name = name or getattr(check, "__name__", "tally_check")
-    call = _TallyCall(check, name)
-    return Scorer(name, call, recorded=True, check_label=functools.partial(accepted_answers, name))
+    fn = sync_and_async(_TallyCall(check, name), is_async=is_async(check))  # async when the check is
+    return Scorer(name, fn, recorded=True, check_label=functools.partial(accepted_answers, name))

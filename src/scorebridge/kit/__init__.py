@@ -13,9 +13,23 @@ Reading what a harness hands over:
 - `accepted_answers(scorer, label)`: a label's accepted answers as text;
   `label_is_missing(label)`: True when an item has no label;
 - `item_text(item)`: an item's text (`ITEM_TEXT_FIELDS`: `input`, then `question`);
+  `item_text_for(scorer, item)`: the same, "" for none, an unreadable item a
+  `ScorerContractError` naming the scorer;
 - `element(obj, key)`: a mapping's value or an attribute, never raising;
 - `fold`, `plain_digits`, `is_number`, `is_bool`, `is_missing`: the readers
   the rules above are made of.
+
+The reverse direction (a harness's scorer as a scorebridge one), its rules once:
+
+- `ask(scorer, output, label, needs_label=True)`: a finished Score (a reported
+  rejection; no label, its kind kept), or an `Ask` (`.text`, `.answers`,
+  `.rejected`, `.unlabelled`): what to hand the harness's scorer;
+- `judge(scorer, call, read)`, `judge_each(scorer, ask, call, read)`: the
+  harness's scorer called, sync or async from one body, once or once per
+  accepted answer, an exception naming the scorer;
+- `verdict(scorer, ask, correct, ...)`: the harness's verdict made a Score (a
+  "wrong" about a rejected output records the rejection's kind);
+- `sync_and_async(body, is_async=...)`: a Scorer's fn, async when the harness is.
 
 Making Scores:
 
@@ -24,7 +38,9 @@ Making Scores:
   read (what an adapter that reads a harness's result calls);
 - `raised_score(scorer, exc, label)`: the Score of a row whose scoring raised,
   where the harness records errors (`on_error="record"`): failure kind "error";
-- `metadata_dict(score)`: a new dict of a Score's metadata.
+- `metadata_dict(score)`: a new dict of a Score's metadata;
+- `grade_value(x)`: dsprrr's grade mapping (C/I/P, words, numbers, bools) to a
+  number or None; `ScorerContractError`: what a scorer's broken contract raises.
 
 Scorers:
 
@@ -60,7 +76,8 @@ from collections.abc import Awaitable
 from contextvars import ContextVar, Token
 from typing import Any, Generic, TypeVar
 
-from ._protocol.reading import (
+from .._protocol.grade import grade_value
+from .._protocol.reading import (
     ITEM_TEXT_FIELDS,
     Rejected,
     accepted_answers,
@@ -69,36 +86,44 @@ from ._protocol.reading import (
     item_text,
     presort,
 )
-from ._protocol.record import raised_score, record, recorded
-from ._protocol.score import metadata_dict
-from ._protocol.scorer import Scorer, add_note, defined_scorers, is_async, note_scorer, on_scorer_defined
-from ._protocol.values import is_bool, is_missing, is_number, label_is_missing, plain_digits
-from ._runner.files import RowError, read_rows
-from ._runner.summary import Summaries, Summary, text_table
-from ._scorers.builtins import BUILTINS, is_builtin, rebuild
-from ._scorers.model_graded import GRADER_FAILED
+from .._protocol.record import raised_score, record, recorded
+from .._protocol.score import ScorerContractError, metadata_dict
+from .._protocol.scorer import Scorer, add_note, defined_scorers, is_async, note_scorer, on_scorer_defined
+from .._protocol.values import is_bool, is_missing, is_number, label_is_missing, plain_digits
+from .._runner.files import RowError, read_rows
+from .._runner.summary import Summaries, Summary, text_table
+from .._scorers.builtins import BUILTINS, is_builtin, rebuild
+from .._scorers.model_graded import GRADER_FAILED
+from ._reverse import Ask, ask, item_text_for, judge, judge_each, sync_and_async, verdict
 
 __all__ = [
     "BUILTINS",
     "GRADER_FAILED",
     "ITEM_TEXT_FIELDS",
+    "Ask",
     "NativeCalls",
     "Rejected",
     "RowError",
     "Scorer",
+    "ScorerContractError",
     "Summaries",
     "Summary",
     "accepted_answers",
     "add_note",
+    "ask",
     "defined_scorers",
     "element",
     "fold",
+    "grade_value",
     "is_async",
     "is_bool",
     "is_builtin",
     "is_missing",
     "is_number",
     "item_text",
+    "item_text_for",
+    "judge",
+    "judge_each",
     "label_is_missing",
     "metadata_dict",
     "note_scorer",
@@ -111,7 +136,9 @@ __all__ = [
     "record",
     "recorded",
     "run_sync",
+    "sync_and_async",
     "text_table",
+    "verdict",
 ]
 
 T = TypeVar("T")
@@ -162,6 +189,6 @@ def run_sync(aw: Awaitable[T]) -> T:
     call; when a loop is already running here (a notebook, an async test), on another loop of the thread,
     nested, with the running one set aside for the call. No thread is started; the loops are closed when
     their thread ends. asyncio is imported on the first call."""
-    from ._protocol.sync import run_sync as run
+    from .._protocol.sync import run_sync as run
 
     return run(aw)

@@ -1,0 +1,285 @@
+"""The reverse direction's rules, once: a harness's scorer wrapped as a scorebridge one.
+
+Every reverse adapter (`from_inspect`, `from_dspy`, the docs' `from_tally`) reads
+the label and the output, decides whether the harness's scorer is asked at all,
+calls it (sync or async), and makes its verdict a Score. The order of those steps
+carries the recording rules, so it is written here, once:
+
+- `ask(name, output, label)`: a finished Score (the harness is not asked), or an
+  `Ask`: what to hand the harness's scorer;
+- `judge(name, call, read)` / `judge_each(name, ask, call, read)`: the harness's
+  scorer called (once, or once per accepted answer for a harness that takes one
+  reference), sync or async from one body, an exception naming the scorer;
+- `verdict(name, ask, correct, ...)`: the harness's verdict made a Score;
+- `sync_and_async(body, is_async=...)`: a Scorer's fn from a body that may return
+  an awaitable: async exactly when the harness's scorer is.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, NamedTuple, TypeVar
+
+from .._protocol.reading import Rejected, accepted_answers, item_text, presort
+from .._protocol.record import recorded
+from .._protocol.score import FailureKind, Score, ScorerContractError
+from .._protocol.scorer import ScorerFn, note_scorer
+
+__all__ = ["Ask", "ask", "item_text_for", "judge", "judge_each", "sync_and_async", "verdict"]
+
+R = TypeVar("R")
+
+
+class Ask(NamedTuple):
+    """What to hand a harness's scorer for one row (`ask` gives it when the harness is to be asked).
+
+    - `text`: the output's text, as the harness should judge it: "" when the
+      output has none, the sentinel itself ("NOT_IN_DOCUMENT") when that is what
+      it says;
+    - `answers`: the label's accepted answers as text (numbers in plain digits,
+      blanks dropped); () when the row has no label;
+    - `rejected`: the `Rejected` reason pre-sorting found that the output did not
+      report itself (no text, NOT_IN_DOCUMENT), or None: the harness is asked
+      anyway, and `verdict` records a "wrong" with this kind;
+    - `unlabelled`: True when the row has no label (only given for a scorer that
+      needs none: one that does is not asked).
+    """
+
+    text: str
+    answers: tuple[str, ...]
+    rejected: Rejected | None
+    unlabelled: bool
+
+
+def ask(scorer_name: str, output: Any, label: Any, *, needs_label: bool = True) -> Score | Ask:
+    """The reverse direction's reading rules in one call: a finished Score, or what to ask the harness.
+
+    In order:
+
+    1. the label is read (`accepted_answers`): an unreadable one (and an
+       output or label whose own methods raise) is a `ScorerContractError`
+       naming the scorer;
+    2. the output is pre-sorted (`presort`); one that reports its own failure
+       (a `failure_kind` element, `ok` False) gives its Score: wrong for that
+       reason (unscored, the kind kept, with no label), the harness not asked;
+    3. no label, when the scorer needs one (`needs_label`): unscored, the
+       output's failure kind kept (parse_failure for no text, not_in_document),
+       the harness not asked;
+    4. else an `Ask`: the harness judges `.text` against `.answers`.
+    """
+    try:
+        answers = accepted_answers(scorer_name, label)
+        text = presort(scorer_name, output, answers)
+    except ScorerContractError:
+        raise
+    except Exception as exc:  # an output or a label whose own methods fail (a hostile __str__, __getattr__)
+        raise ScorerContractError(f"{scorer_name}: cannot read the output or the label: {exc!r:.200}") from exc
+    unlabelled = not answers
+    if type(text) is Rejected:
+        if text.reported or (unlabelled and needs_label):
+            return text.record(scorer_name, unlabelled and needs_label)
+        return Ask(text.outcome or "", answers, text, unlabelled)
+    if unlabelled and needs_label:
+        return recorded(scorer_name, None, text, None, unlabelled=True)  # type: ignore[arg-type]  # text is str
+    return Ask(text, answers, None, unlabelled)  # type: ignore[arg-type]
+
+
+def item_text_for(scorer_name: str, item: Any) -> str:
+    """The item's text to hand a harness's scorer: `item_text(item)`, "" when it has none.
+
+    An item that cannot be read (a number of more than `MAX_DIGITS` digits, a
+    string whose own methods raise) is a `ScorerContractError` naming the scorer.
+    """
+    try:
+        return item_text(item) or ""
+    except Exception as exc:
+        raise ScorerContractError(f"{scorer_name}: cannot read the item: {exc!r:.200}") from exc
+
+
+def verdict(
+    scorer_name: str,
+    ask: Ask,
+    correct: bool | None,
+    *,
+    value: float | None = None,
+    outcome: str | None = None,
+    explanation: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    failure_kind: FailureKind | None = None,
+) -> Score:
+    """The harness's verdict on `ask` made a Score by the recording rules.
+
+    `correct` is the harness's verdict (None: it left the row unscored), `value`
+    its points (partial credit; default 1.0 or 0.0 from `correct`), `outcome`
+    what it judged (default: the output's text, None for an output with none),
+    `failure_kind` a kind the harness gave itself (a refusal, a grader error).
+
+    The one rule for a rejected output (`ask.rejected`: no text, or
+    NOT_IN_DOCUMENT, which the harness was asked about anyway): a verdict that
+    is not correct (wrong, or unscored) records the rejection, its kind
+    (parse_failure, not_in_document) and, unless the harness gave one, its
+    explanation, as `exact()` does; a failure kind the harness gave wins. A
+    harness that calls the output correct is taken at its word.
+    """
+    rejected = ask.rejected
+    if outcome is None:
+        outcome = rejected.outcome if rejected is not None else ask.text
+    if rejected is not None and correct is not True and failure_kind is None:
+        return recorded(
+            scorer_name, False, outcome, rejected.failure_kind, value, explanation or rejected.explanation, metadata
+        )
+    return recorded(scorer_name, correct, outcome, failure_kind, value, explanation, metadata)
+
+
+def _noted(scorer_name: str, exc: BaseException) -> None:
+    if not isinstance(exc, ScorerContractError):
+        note_scorer(exc, scorer_name)
+
+
+async def _awaited(scorer_name: str, pending: Awaitable[R], read: Callable[[R], Score]) -> Score:
+    try:
+        result = await pending
+    except Exception as exc:
+        _noted(scorer_name, exc)
+        raise
+    return read(result)
+
+
+def judge(
+    scorer_name: str, call: Callable[[], R | Awaitable[R]], read: Callable[[R], Score]
+) -> Score | Awaitable[Score]:
+    """Call the harness's scorer (`call()`) and read its result (`read(result)`), sync or async from one body.
+
+    When `call()` returns an awaitable (an async harness scorer), the result is
+    an awaitable of the Score, to return from the Scorer's fn as it is: a
+    `Scorer(..., recorded=True)` waits for it in a plain call and awaits it in
+    `acall` (`sync_and_async` makes the Scorer async too). An exception raised
+    by the harness's scorer, called or awaited, propagates with a note naming
+    the scorer (`note_scorer`); a `ScorerContractError` unchanged.
+    """
+    try:
+        result = call()
+    except Exception as exc:
+        _noted(scorer_name, exc)
+        raise
+    if inspect.isawaitable(result):
+        return _awaited(scorer_name, result, read)
+    return read(result)  # not an awaitable: an R
+
+
+def _better(score: Score, best: Score | None) -> bool:
+    if best is None:
+        return True
+    if score.value is None:
+        return False
+    return best.value is None or score.value > best.value
+
+
+async def _each_async(
+    scorer_name: str,
+    references: list[str | None],
+    first: Awaitable[R],
+    call: Callable[[str | None], R | Awaitable[R]],
+    read: Callable[[R], Score],
+    best: Score | None,
+) -> Score:
+    pending: R | Awaitable[R] = first
+    for n in range(len(references)):
+        if n:
+            try:
+                pending = call(references[n])
+            except Exception as exc:
+                _noted(scorer_name, exc)
+                raise
+        try:
+            result = await pending if inspect.isawaitable(pending) else pending
+        except Exception as exc:
+            _noted(scorer_name, exc)
+            raise
+        score = read(result)
+        if score.correct is True:
+            return score
+        if _better(score, best):
+            best = score
+    assert best is not None  # references is never empty
+    return best
+
+
+def judge_each(
+    scorer_name: str,
+    ask: Ask,
+    call: Callable[[str | None], R | Awaitable[R]],
+    read: Callable[[R], Score],
+) -> Score | Awaitable[Score]:
+    """`judge` for a harness whose scorer takes one reference: asked once per accepted answer, until one is correct.
+
+    `call(answer)` asks the harness's scorer about `ask.text` against one
+    accepted answer (None when the row has none, for a scorer that needs no
+    label: asked once). The Score is the first correct one, in the label's
+    order; when none is, the one with the highest value (the first of equals;
+    an unscored one counts below any value), as matching any accepted answer
+    is correct. Cost: a correct output costs one call per answer up to the one
+    it matches, a wrong one a call per accepted answer: an LLM judge over a
+    label of three answers is asked three times about every wrong output.
+    """
+    references: list[str | None] = list(ask.answers) or [None]
+    best: Score | None = None
+    for n, reference in enumerate(references):
+        try:
+            result = call(reference)
+        except Exception as exc:
+            _noted(scorer_name, exc)
+            raise
+        if inspect.isawaitable(result):  # an async harness: the rest are awaited too
+            return _each_async(scorer_name, references[n:], result, call, read, best)
+        score = read(result)
+        if score.correct is True:
+            return score
+        if _better(score, best):
+            best = score
+    assert best is not None  # references is never empty
+    return best
+
+
+class _Sync:
+    """A Scorer's fn from a body that may return an awaitable: a plain call waits for it."""
+
+    __slots__ = ("body",)
+
+    def __init__(self, body: Callable[..., Score | Awaitable[Score]]) -> None:
+        self.body = body
+
+    def __repr__(self) -> str:
+        return repr(self.body)
+
+    def __call__(self, item: Any, output: Any, label: Any) -> Score:
+        result = self.body(item, output, label)
+        if type(result) is Score:
+            return result
+        from .._protocol.sync import run_sync
+
+        return run_sync(result)
+
+
+class _Async(_Sync):
+    """A Scorer's fn from a body that may return an awaitable: async, awaiting it."""
+
+    __slots__ = ()
+
+    async def __call__(self, item: Any, output: Any, label: Any) -> Score:  # type: ignore[override]
+        result = self.body(item, output, label)
+        return result if type(result) is Score else await result
+
+
+def sync_and_async(body: Callable[..., Score | Awaitable[Score]], *, is_async: bool) -> ScorerFn:
+    """A Scorer's fn made from `body(item, output, label)`, which returns a Score or an awaitable of one.
+
+    With `is_async=True` (the harness's scorer is async: `kit.is_async(check)`)
+    the fn is async, so the Scorer is (`Scorer.is_async`): `acall` and
+    `ascore_many` await it in one event loop, and a plain call runs it to
+    completion. Else a sync fn that waits for an awaitable body result
+    (`run_sync`). Either way one body, no hand-written twin. The fn's `body`
+    attribute is `body`, for a round trip to find what it wraps.
+    """
+    return _Async(body) if is_async else _Sync(body)
