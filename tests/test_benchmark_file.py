@@ -289,7 +289,7 @@ def test_a_bad_label_is_refused_before_any_arm_runs() -> None:
     with pytest.raises(sb.ScorerContractError, match="a label must be") as caught:
         sb.benchmark({"x": arm}, ITEMS, labels, concurrency=4)
     assert calls == []
-    assert "the label of item 4 (index 4); no arm was run" in caught.value.__notes__
+    assert "(the label of item 4 (index 4); no arm was run)" in str(caught.value)
 
 
 def test_a_scorer_of_your_own_reads_its_own_labels_so_none_is_checked_first() -> None:

@@ -61,16 +61,71 @@ def test_an_example_whose_program_raised_is_an_error_not_a_silent_zero() -> None
     assert evaluation.summary.failure_kinds["error"] == 1
 
 
-def test_a_scorer_that_raises_is_recorded_and_dspy_still_counts_the_error() -> None:
-    def fussy(item: Any, output: Any, label: Any) -> bool:
-        if output == "Lyon":
-            raise ValueError("no Lyon here")
-        return bool(output == label)
+def _fussy(item: Any, output: Any, label: Any) -> bool:
+    if output == "Lyon":
+        raise ValueError("no Lyon here")
+    return bool(output == label)
 
-    evaluation = _run(sb.scorer(fussy), LABELS, num_threads=1)
+
+def test_a_scorer_that_raises_is_recorded_with_on_error_record() -> None:
+    evaluation = _run(sb.scorer(_fussy), LABELS, num_threads=1, on_error="record")
     score = evaluation.scores[1]
     assert score.failure_kind == "error"
     assert score.explanation == "the scorer raised ValueError('no Lyon here')"  # as in every harness
+    assert (evaluation.summary.scored, evaluation.summary.failure_kinds["error"]) == (3, 1)
+
+
+def test_a_recorded_error_is_a_wrong_answer_to_dspy_not_an_error(caplog: pytest.LogCaptureFixture) -> None:
+    evaluation = _run(sb.scorer(_fussy), LABELS, num_threads=1, on_error="record")
+    assert evaluation.dspy_score == 25.0
+    assert "no Lyon here" not in caplog.text  # DSPy logged no error: the metric gave it 0.0
+
+
+def test_a_scorer_that_raises_raises_from_evaluate_by_default_after_dspy_ran_to_its_end() -> None:
+    calls: list[str] = []
+
+    def counting(item: Any, output: Any, label: Any) -> bool:
+        calls.append(output)
+        return _fussy(item, output, label)
+
+    with pytest.raises(ValueError, match="no Lyon here") as caught:
+        _run(sb.scorer(counting), LABELS, num_threads=1)
+    assert "while scoring example 1 of the devset (DSPy's Evaluate ran to its end first)" in caught.value.__notes__
+    assert len(calls) == 4  # DSPy catches a metric's exception: it cannot stop on it
+
+
+def test_evaluate_refuses_an_unknown_on_error() -> None:
+    with pytest.raises(ValueError, match="on_error must be 'raise' or 'record'; got 'skip'"):
+        _run(sb.exact(), LABELS, on_error="skip")
+
+
+def test_a_label_the_scorer_cannot_read_is_refused_before_the_program_runs_naming_the_example() -> None:
+    def near(item: Any, output: Any, label: float) -> bool:
+        return True
+
+    ran: list[str] = []
+
+    def program(question: str) -> dspy.Prediction:
+        ran.append(question)
+        return dspy.Prediction(answer="1")
+
+    with pytest.raises(sb.ScorerContractError) as caught:
+        _run(sb.scorer(near), {"q1": "1.5", "q2": "one"}, program)
+    assert ran == []
+    assert str(caught.value) == (
+        "near: cannot read the label 'one' as float: it is not a number "
+        "(the label of example 1 of the devset; no model was called)"
+    )
+
+
+def test_a_scorer_that_needs_no_label_scores_examples_without_a_label_field() -> None:
+    def short(item: Any, output: Any, label: Any) -> bool:
+        return len(output) <= 4
+
+    devset = [dspy.Example(question=q).with_inputs("question") for q in ANSWERS]
+    with dspy.context(lm=DummyLM({q: {"answer": a} for q, a in ANSWERS.items()})):
+        evaluation = evaluate(dspy.Predict("question -> answer"), devset, sb.scorer(short, needs_label=False))
+    assert (evaluation.summary.scored, evaluation.summary.correct, evaluation.dspy_score) == (4, 2, 50.0)
 
 
 def test_a_metric_brought_in_with_from_dspy_gets_dspys_own_objects() -> None:

@@ -280,6 +280,78 @@ def test_an_exception_from_the_scorer_propagates_naming_it() -> None:
     assert "raised inside the scorer 'broken'" in getattr(info.value, "__notes__", [])
 
 
+def _broken(item: Any, output: Any, label: Any) -> Any:
+    raise KeyError("oops")
+
+
+def test_on_error_record_gives_evaluate_zero_for_a_raising_scorer() -> None:
+    metric = to_dspy(sb.scorer(_broken), on_error="record")
+    assert (metric(gold(), pred()), type(metric(gold(), pred()))) == (0.0, float)
+
+
+def test_on_error_record_gives_bootstrapping_false_for_a_raising_scorer() -> None:
+    assert to_dspy(sb.scorer(_broken), on_error="record")(gold(), pred(), trace=[]) is False
+
+
+def test_on_error_record_gives_gepa_feedback_naming_the_exception() -> None:
+    got = to_dspy(sb.scorer(_broken), on_error="record")(gold(), pred(), None, "predict", None)
+    assert got.score == 0.0
+    assert "KeyError('oops')" in got.feedback
+
+
+def test_on_error_record_gives_the_whole_error_score() -> None:
+    score = to_dspy(sb.scorer(_broken), on_error="record").score(gold(), pred())
+    assert (score.failure_kind, score.explanation) == ("error", "the scorer raised KeyError('oops')")
+
+
+def test_on_error_is_shown_in_the_repr_when_record() -> None:
+    assert repr(to_dspy(EXACT, on_error="record")) == "to_dspy(<Scorer exact(normalise=True)>, on_error='record')"
+
+
+@pytest.mark.parametrize("on_error", ["ignore", None, 1])
+def test_an_unknown_on_error_is_refused_at_construction(on_error: Any) -> None:
+    with pytest.raises(ValueError, match=r"to_dspy\(exact\): on_error must be 'raise' or 'record'; got "):
+        to_dspy(EXACT, on_error=on_error)
+
+
+def test_on_error_record_on_a_round_trip_records_the_metrics_exception() -> None:
+    from scorebridge_dspy import from_dspy
+
+    def fussy(example: Any, prediction: Any, trace: Any = None) -> float:
+        raise KeyError("oops")
+
+    assert to_dspy(from_dspy(fussy), on_error="record")(gold(), pred()) == 0.0
+
+
+def _near(item: Any, output: Any, label: float) -> Any:
+    if label is None:
+        return {"correct": None, "outcome": output, "failure_kind": None}
+    return {"correct": abs(float(output) - label) <= 0.01 * abs(label), "outcome": output, "failure_kind": None}
+
+
+def test_a_declared_float_label_gets_a_text_label_as_a_number() -> None:
+    assert to_dspy(sb.scorer(_near))(gold("45.2"), pred("45.3")) == 1.0
+
+
+def test_a_blank_label_reaches_the_scorer_as_none_and_is_unscored() -> None:
+    with pytest.raises(ScorerContractError, match="the example has no label in its field 'answer'"):
+        to_dspy(sb.scorer(_near))(gold(""), pred("45.3"))
+
+
+def test_a_label_the_scorer_cannot_read_names_the_scorer_and_the_value() -> None:
+    with pytest.raises(ScorerContractError, match="_near: cannot read the label 'n/a' as float"):
+        to_dspy(sb.scorer(_near))(gold("n/a"), pred("45.3"))
+
+
+def test_a_scorer_that_needs_no_label_scores_an_example_without_a_label_field() -> None:
+    def short(item: Any, output: Any, label: Any) -> bool:
+        return label is None and len(output) <= 5
+
+    metric = to_dspy(sb.scorer(short, needs_label=False))
+    example = dspy.Example(question="Capital of France?").with_inputs("question")
+    assert (metric(example, pred("Paris")), metric(example, pred("Paris, France"))) == (1.0, 0.0)
+
+
 def test_an_async_scorer_is_awaited() -> None:
     async def later(item: Any, output: Any, label: Any) -> bool:
         return bool(output == label)

@@ -183,6 +183,18 @@ def test_raising_scorer_fails_the_eval_by_default(make_output: Callable[..., Mod
     assert log.error is not None and "cannot read 'boom'" in log.error.message
 
 
+def test_raise_with_fail_on_error_false_leaves_the_errored_sample_out_of_the_metrics(
+    make_output: Callable[..., ModelOutput],
+) -> None:
+    # Where Inspect cannot follow on_error="raise": it goes on, and divides by the samples that did not
+    # fail (0.5 over 2, where on_error="record" gives every other harness's 0.333 over 3)
+    task, replies = _small_task(make_output)
+    log = _run(task, make_output, replies, fail_on_error=False)
+    assert log.results is not None
+    [s] = log.results.scores
+    assert (s.metrics["accuracy"].value, s.scored_samples) == (pytest.approx(0.5), 2)
+
+
 def test_on_error_record_scores_the_sample_as_an_error(make_output: Callable[..., ModelOutput]) -> None:
     task, replies = _small_task(make_output, on_error="record")
     log = _run(task, make_output, replies)

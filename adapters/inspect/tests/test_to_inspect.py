@@ -352,6 +352,58 @@ def test_on_error_record_on_an_unlabelled_sample_is_unscored(make_state: Callabl
     assert score.metadata == {"failure_kind": "error"}
 
 
+# --- labels: Inspect's targets are text ------------------------------------------------
+
+
+def _near(item: Any, output: Any, label: float) -> Any:
+    if label is None:
+        return {"correct": None, "outcome": output, "failure_kind": None, "metadata": {"label": None}}
+    correct = abs(float(output) - label) <= 0.01 * abs(label)
+    return {"correct": correct, "outcome": output, "failure_kind": None, "metadata": {"label": label}}
+
+
+def test_a_declared_float_label_gets_the_target_as_a_number(make_state: Callable[..., TaskState]) -> None:
+    score = run(to_inspect(sb.scorer(_near)), make_state("45.3"), "45.2")
+    assert (score.value, score.metadata) == ("C", {"failure_kind": None, "label": 45.2})
+
+
+def test_an_empty_target_reaches_the_scorer_as_none(make_state: Callable[..., TaskState]) -> None:
+    score = run(to_inspect(sb.scorer(_near)), make_state("45.3"), "")
+    assert math.isnan(score.value)  # type: ignore[arg-type]
+    assert score.metadata == {"failure_kind": None, "label": None}
+
+
+def test_a_target_the_scorer_cannot_read_names_the_scorer_and_the_sample(make_state: Callable[..., TaskState]) -> None:
+    with pytest.raises(sb.ScorerContractError) as caught:
+        run(to_inspect(sb.scorer(_near)), make_state("45.3"), "about 45")
+    assert str(caught.value) == "_near: cannot read the label 'about 45' as float: it is not a number (sample 1)"
+
+
+def test_a_target_the_scorer_cannot_read_is_an_error_score_with_on_error_record(
+    make_state: Callable[..., TaskState],
+) -> None:
+    score = run(to_inspect(sb.scorer(_near), on_error="record"), make_state("45.3"), "about 45")
+    assert (score.value, score.metadata) == ("I", {"failure_kind": "error"})
+
+
+def _short(item: Any, output: Any, label: Any) -> bool:
+    return len(output) <= 5
+
+
+def test_a_scorer_that_needs_no_label_scores_a_sample_with_an_empty_target(
+    make_state: Callable[..., TaskState],
+) -> None:
+    made = to_inspect(sb.scorer(_short, needs_label=False))
+    assert [run(made, make_state(text), "").value for text in ("abc", "abcdefgh")] == ["C", "I"]
+
+
+def test_a_scorer_that_needs_no_label_counts_a_recorded_error_on_an_empty_target(
+    make_state: Callable[..., TaskState],
+) -> None:
+    score = run(to_inspect(sb.scorer(_boom, name="boom", needs_label=False), on_error="record"), make_state("x"), "")
+    assert (score.value, score.metadata) == ("I", {"failure_kind": "error"})
+
+
 def test_raising_reader_raises_its_exception_naming_the_scorer(make_state: Callable[..., TaskState]) -> None:
     with pytest.raises(KeyError, match="missing") as caught:
         run(to_inspect(sb.exact(), item=lambda s: s.metadata["missing"]), make_state("x"), "y")

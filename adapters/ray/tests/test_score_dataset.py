@@ -266,6 +266,38 @@ def test_on_error_record_records_the_exception_as_an_error_score_and_goes_on() -
     ]
 
 
+def test_on_error_record_gives_one_of_three_when_one_row_of_three_raises() -> None:
+    rows = [{"output": o, "label": lab} for o, lab in (("1", "1"), ("42", "1"), ("2", "1"))]
+    got = [score_of(row) for row in scored(rows, fails_on_42, on_error="record")]
+    assert sb.Summary.of("fails_on_42", got).accuracy == pytest.approx(1 / 3)
+
+
+@sb.scorer
+def near(item: Any, output: Any, label: float) -> dict[str, Any]:
+    """The output is within 1% of the label, a number however the column holds it."""
+    if label is None:
+        return {"correct": None, "outcome": output, "failure_kind": None, "metadata": {"label": None}}
+    correct = abs(float(output) - label) <= 0.01 * abs(label)
+    return {"correct": correct, "outcome": output, "failure_kind": None, "metadata": {"label": label}}
+
+
+def test_a_declared_float_label_gets_a_text_column_as_numbers_and_blanks_and_nulls_as_none() -> None:
+    rows = [{"output": "45.3", "label": lab} for lab in ("45.2", "", None, "  ")]
+    got = [score_of(row) for row in scored(rows, near)]
+    assert [(s.grade, s.metadata["label"]) for s in got] == [("C", 45.2), ("N", None), ("N", None), ("N", None)]
+
+
+@sb.scorer(needs_label=False)
+def short(item: Any, output: Any, label: Any) -> bool:
+    """A label-free check: the output is at most 5 characters."""
+    return len(output) <= 5
+
+
+def test_a_scorer_that_needs_no_label_scores_rows_with_a_null_label() -> None:
+    rows = [{"output": o, "label": None} for o in ("abc", "abcdefgh")]
+    assert [score_of(row).grade for row in scored(rows, short)] == ["C", "I"]
+
+
 def test_a_function_that_makes_no_scorer_fails_the_job_saying_what_it_made() -> None:
     ds = ray.data.from_items([{"output": "a", "label": "a"}])
     with pytest.raises(Exception, match=r"the function given as the scorer returned str, not a Scorer"):

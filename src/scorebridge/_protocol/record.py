@@ -144,12 +144,13 @@ def recorded(
     return make_score(correct, outcome, kind, value, explanation, metadata)
 
 
-def raised_score(name: str, exc: BaseException, label: Any) -> Score:
+def raised_score(name: str, exc: BaseException, label: Any, *, needs_label: bool = True) -> Score:
     """The Score of a row whose scoring raised `exc`, where a harness records errors (`on_error="record"`).
 
     Wrong with failure kind "error" (unscored, the kind kept, when the row has
-    no label), its explanation "the scorer raised " and the exception's repr,
-    cut at 300 characters (an exception whose repr raises is named by its type).
+    no label and the scorer needs one: `needs_label`), its explanation "the
+    scorer raised " and the exception's repr, cut at 300 characters (an
+    exception whose repr raises is named by its type).
     """
     explanation = f"the scorer raised {shown(exc, 300)}"
-    return recorded(name, False, None, "error", None, explanation, None, label_is_missing(label))
+    return recorded(name, False, None, "error", None, explanation, None, needs_label and label_is_missing(label))

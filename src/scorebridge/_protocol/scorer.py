@@ -8,14 +8,16 @@ import functools
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, Final, overload
+from typing import Any, Final, Literal, overload
 
-from .record import record
+from .labels import LabelReader, annotated_label_type, declared_label_type, label_reader, type_name
+from .record import raised_score, record
 from .score import Score, ScorerContractError
-from .values import is_bool, label_is_missing
+from .values import is_bool, label_is_missing, shown
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
+    "OnError",
     "Scorer",
     "ScorerFn",
     "add_note",
@@ -30,6 +32,20 @@ ScorerFn = Callable[..., Any]
 """`fn(item, output, label)` returning the protocol's mapping, a `Score` or a grade; may be async."""
 
 DEFAULT_CONCURRENCY: Final = 16
+
+OnError = Literal["raise", "record"]
+"""What an exception raised while scoring a row becomes, in every entry point: "raise" (the default) lets it
+propagate; "record" gives the row `raised_score(name, exc, label)`, wrong with failure kind "error"."""
+
+ON_ERROR: Final = ("raise", "record")
+
+
+def check_on_error(where: str, on_error: object) -> OnError:
+    """`on_error` itself when it is "raise" or "record"; else a ValueError starting with `where`."""
+    if type(on_error) is not str or on_error not in ON_ERROR:
+        raise ValueError(f"{where}: on_error must be 'raise' or 'record'; got {shown(on_error)}")
+    return on_error  # type: ignore[return-value]
+
 
 _CO_COROUTINE: Final = 0x80  # inspect.CO_COROUTINE, without importing inspect (and asyncio) at start-up
 
@@ -70,6 +86,21 @@ def note_scorer(exc: BaseException, name: str) -> None:
 
 
 _MISSING: Final = object()
+
+
+class _LabelCheck:
+    """The `check_label` of a scorer with a `label_type`: the label converts; then the check given, if any."""
+
+    __slots__ = ("also", "name", "read")
+
+    def __init__(self, name: str, read: LabelReader, also: Callable[[Any], object] | None) -> None:
+        self.name, self.read, self.also = name, read, also
+
+    def __call__(self, label: Any) -> None:
+        if not label_is_missing(label):
+            self.read(self.name, label)
+        if self.also is not None:
+            self.also(label)
 
 
 def _remade(name: str, fn: ScorerFn, options: dict[str, Any], made_with: dict[str, Any]) -> Scorer:
@@ -137,13 +168,40 @@ class Scorer:
       (naming the scorer) when the scorer cannot read it, or None when any
       label is the function's to judge. `benchmark()` checks every label with
       it before any arm runs, so a typo in the labels costs no model call. The
-      built-ins read labels with `scorebridge.kit.accepted_answers`.
+      built-ins read labels with `scorebridge.kit.accepted_answers`; a scorer
+      with a `label_type` checks that its labels convert;
+    - `label_type`: the type `fn` reads its label as (`float`, `int`, `str`,
+      `bool`, `list[float]`, ...; see `scorebridge.scorer`), or None: the
+      label as the data has it. A label that is not missing is converted to
+      it before `fn` is called; one that cannot be is a `ScorerContractError`
+      naming the scorer and the value. A recorded scorer reads its labels
+      itself and has none;
+    - `needs_label`: False for a scorer that judges an output on its own (a
+      length limit, a format check, a safety judge): an item with no label is
+      then scored like any other. True (the default) keeps the hr package's
+      rule: an item with no label is recorded unscored, whatever `fn` says.
+
+    Before a scorer that is not `recorded` calls `fn`, every form of "no
+    label" (None, NaN, pandas NA, blank text, an empty list, a list of those:
+    `kit.label_is_missing`) becomes None, so `fn` tests `label is None` only.
 
     An exception raised by `fn` propagates unchanged, with a note naming the
     scorer; a `ScorerContractError` names it in its message.
     """
 
-    __slots__ = ("check_label", "factory", "fast", "fn", "is_async", "name", "options", "recorded")
+    __slots__ = (
+        "_read",
+        "check_label",
+        "factory",
+        "fast",
+        "fn",
+        "is_async",
+        "label_type",
+        "name",
+        "needs_label",
+        "options",
+        "recorded",
+    )
 
     name: str
     fn: ScorerFn
@@ -153,6 +211,9 @@ class Scorer:
     fast: bool
     check_label: Callable[[Any], object] | None
     is_async: bool
+    label_type: Any
+    needs_label: bool
+    _read: LabelReader | None
 
     def __init__(
         self,
@@ -164,6 +225,8 @@ class Scorer:
         recorded: bool = False,
         fast: bool = False,
         check_label: Callable[[Any], object] | None = None,
+        label_type: Any = None,
+        needs_label: bool = True,
     ) -> None:
         if not isinstance(name, str) or not name or name.isspace():
             raise ValueError(f"a scorer needs a name, one non-blank string; got {name!r:.80}")
@@ -179,6 +242,12 @@ class Scorer:
             raise TypeError(f"scorer {name!r}: fast must be True or False; got {fast!r:.80}")
         if check_label is not None and not callable(check_label):
             raise TypeError(f"scorer {name!r}: check_label must be callable or None; got {type(check_label).__name__}")
+        if not isinstance(needs_label, bool):
+            raise TypeError(f"scorer {name!r}: needs_label must be True or False; got {needs_label!r:.80}")
+        if label_type is not None:
+            if recorded:
+                raise ValueError(f"scorer {name!r}: a recorded scorer reads its labels itself; it takes no label_type")
+            label_type = declared_label_type(f"scorer {name!r}", label_type)
         _set = object.__setattr__
         _set(self, "name", name)
         _set(self, "fn", fn)
@@ -189,6 +258,12 @@ class Scorer:
         if fast and self.is_async:
             raise ValueError(f"scorer {name!r}: an async fn is awaited, never run inline: it cannot be fast")
         _set(self, "fast", fast)
+        _set(self, "label_type", label_type)
+        _set(self, "needs_label", needs_label)
+        read = None if label_type is None else label_reader(label_type)
+        _set(self, "_read", read)
+        if read is not None:
+            check_label = _LabelCheck(name, read, check_label)
         _set(self, "check_label", check_label)
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -212,15 +287,20 @@ class Scorer:
 
         if is_builtin(self):
             return (_remade_by, (self.factory, dict(self.options)))
-        made_with = {"factory": self.factory, "recorded": self.recorded, "fast": self.fast}
-        return (_remade, (self.name, self.fn, dict(self.options), {**made_with, "check_label": self.check_label}))
+        check = self.check_label.also if isinstance(self.check_label, _LabelCheck) else self.check_label
+        made_with = {"factory": self.factory, "recorded": self.recorded, "fast": self.fast, "check_label": check}
+        made_with.update(label_type=self.label_type, needs_label=self.needs_label)
+        return (_remade, (self.name, self.fn, dict(self.options), made_with))
 
     def __repr__(self) -> str:
+        tail = "" if self.needs_label else " needs_label=False"
+        if self.label_type is not None:
+            tail = f" label={type_name(self.label_type)}{tail}"
         if self.options:
             opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
-            return f"<Scorer {self.name}({opts})>"
+            return f"<Scorer {self.name}({opts}){tail}>"
         fn = getattr(self.fn, "__qualname__", type(self.fn).__qualname__)
-        return f"<Scorer {self.name} fn={fn}{' async' if self.is_async else ''}>"
+        return f"<Scorer {self.name} fn={fn}{' async' if self.is_async else ''}{tail}>"
 
     def with_options(self, **changes: Any) -> Scorer:
         """This scorer made again by its `factory` with `changes` to its options.
@@ -242,7 +322,13 @@ class Scorer:
         if self.recorded:  # fn applied the recording rules itself
             raw = self.fn(item, output, label)
             return raw if type(raw) is Score else _run_sync(raw)
-        unlabelled = label_is_missing(label)
+        if label_is_missing(label):  # every form of "no label" reaches fn as None
+            label, unlabelled = None, self.needs_label
+        elif self._read is None:
+            unlabelled = False
+        else:
+            label = self._read(self.name, label)
+            unlabelled = label is None and self.needs_label
         try:
             raw = self.fn(item, output, label)
             if type(raw) is not dict and isinstance(raw, Awaitable):
@@ -265,7 +351,13 @@ class Scorer:
         if self.recorded:
             raw = self.fn(item, output, label)
             return raw if type(raw) is Score else await raw
-        unlabelled = label_is_missing(label)
+        if label_is_missing(label):
+            label, unlabelled = None, self.needs_label
+        elif self._read is None:
+            unlabelled = False
+        else:
+            label = self._read(self.name, label)
+            unlabelled = label is None and self.needs_label
         try:
             raw = self.fn(item, output, label)
             if isinstance(raw, Awaitable):
@@ -284,6 +376,7 @@ class Scorer:
         labels: Iterable[Any],
         *,
         concurrency: int = DEFAULT_CONCURRENCY,
+        on_error: OnError = "raise",
     ) -> list[Score]:
         """Score a batch: one Score per output, in order.
 
@@ -294,18 +387,23 @@ class Scorer:
         made for the batch. A `fast` scorer, `concurrency=1` and a batch of
         one row run inline, in order.
 
-        Once a row raises, no other row starts; the rows already running
-        finish, then the exception of the first row (in the batch's order)
-        that raised propagates, with a note naming its row ("at row 3 of the
-        batch", counting from 0). Nothing goes on calling the scorer in the
-        background.
+        on_error: with "raise" (the default), once a row raises, no other row
+        starts; the rows already running finish, then the exception of the
+        first row (in the batch's order) that raised propagates, with a note
+        naming its row ("at row 3 of the batch", counting from 0). Nothing
+        goes on calling the scorer in the background. With "record", a row
+        whose scoring raises an `Exception` gets `kit.raised_score`'s Score
+        (wrong, failure kind "error", the exception in its explanation) and
+        the batch goes on; a KeyboardInterrupt still stops it.
         """
-        rows = self._rows(items, outputs, labels, concurrency)
+        rows = self._rows(items, outputs, labels, concurrency, on_error)
         if self.is_async:
-            return _run_sync(self._gather(rows, concurrency))  # type: ignore[no-any-return]
+            acall = self.acall if on_error == "raise" else self._acall_recording
+            return _run_sync(self._gather(rows, concurrency, acall))  # type: ignore[no-any-return]
+        call = self if on_error == "raise" else self._call_recording
         if self.fast or concurrency == 1 or len(rows) <= 1:
-            return self._inline(rows)
-        return self._threaded(rows, concurrency, threading.Event())
+            return self._inline(rows, call)
+        return self._threaded(rows, concurrency, threading.Event(), call)
 
     async def ascore_many(
         self,
@@ -314,31 +412,57 @@ class Scorer:
         labels: Iterable[Any],
         *,
         concurrency: int = DEFAULT_CONCURRENCY,
+        on_error: OnError = "raise",
     ) -> list[Score]:
-        """The async twin of `score_many`.
+        """The async twin of `score_many` (`on_error` as there).
 
         The event loop is never blocked by the scorer: a sync `fn` that is not
         `fast` runs in worker threads (with `concurrency=1` too), the loop
         awaiting them; a `fast` one runs inline, one row per task. When the
         awaiting task is cancelled, no further row starts.
         """
-        rows = self._rows(items, outputs, labels, concurrency)
+        rows = self._rows(items, outputs, labels, concurrency, on_error)
         if self.is_async or self.fast:
-            return await self._gather(rows, concurrency)
+            return await self._gather(rows, concurrency, self.acall if on_error == "raise" else self._acall_recording)
         import asyncio
 
         stop = threading.Event()
+        call = self if on_error == "raise" else self._call_recording
         try:
-            return await asyncio.to_thread(self._threaded, rows, concurrency, stop)
+            return await asyncio.to_thread(self._threaded, rows, concurrency, stop, call)
         except asyncio.CancelledError:
             stop.set()  # the rows running finish in their threads; no other starts
             raise
 
+    def _raised(self, exc: BaseException, label: Any) -> Score:
+        """The Score of a row whose scoring raised `exc`, where errors are recorded (`on_error="record"`):
+        `kit.raised_score` (wrong, failure kind "error"; unscored when the row has no label and the scorer
+        needs one)."""
+        return raised_score(self.name, exc, label, needs_label=self.needs_label)
+
+    def _call_recording(self, item: Any, output: Any, label: Any) -> Score:
+        try:
+            return self(item, output, label)
+        except Exception as exc:
+            return self._raised(exc, label)
+
+    async def _acall_recording(self, item: Any, output: Any, label: Any) -> Score:
+        try:
+            return await self.acall(item, output, label)
+        except Exception as exc:
+            return self._raised(exc, label)
+
     def _rows(
-        self, items: Iterable[Any] | None, outputs: Iterable[Any], labels: Iterable[Any], concurrency: int
+        self,
+        items: Iterable[Any] | None,
+        outputs: Iterable[Any],
+        labels: Iterable[Any],
+        concurrency: int,
+        on_error: object,
     ) -> list[tuple[Any, Any, Any]]:
         if is_bool(concurrency) or not isinstance(concurrency, int) or concurrency < 1:
             raise ValueError(f"{self.name}: concurrency must be a whole number, at least 1; got {concurrency!r}")
+        check_on_error(self.name, on_error)
         for what, batch in (("items", items), ("outputs", outputs), ("labels", labels)):
             if isinstance(batch, (str, bytes, bytearray)):  # would be read one character at a time
                 raise TypeError(f"{self.name}: score_many takes a list of {what}, not one {type(batch).__name__}")
@@ -352,17 +476,19 @@ class Scorer:
             )
         return list(zip(its, outs, labs, strict=True))
 
-    def _inline(self, rows: list[tuple[Any, Any, Any]]) -> list[Score]:
+    def _inline(self, rows: list[tuple[Any, Any, Any]], call: Callable[..., Score]) -> list[Score]:
         scores: list[Score] = []
         for i, row in enumerate(rows):
             try:
-                scores.append(self(*row))
+                scores.append(call(*row))
             except BaseException as exc:
                 add_note(exc, _at_row(i))
                 raise
         return scores
 
-    def _threaded(self, rows: list[tuple[Any, Any, Any]], concurrency: int, stop: threading.Event) -> list[Score]:
+    def _threaded(
+        self, rows: list[tuple[Any, Any, Any]], concurrency: int, stop: threading.Event, call: Callable[..., Score]
+    ) -> list[Score]:
         # `concurrency` threads take the rows in turn (one lock-protected step per row, not a task per row);
         # once a row raises, or `stop` is set, no row starts.
         scores: list[Any] = [None] * len(rows)
@@ -379,7 +505,7 @@ class Scorer:
                     return
                 i, row = step
                 try:
-                    scores[i] = context.copy().run(self, *row)
+                    scores[i] = context.copy().run(call, *row)
                 except BaseException as exc:  # re-raised by the caller, once every row has stopped
                     with lock:
                         add_note(exc, _at_row(i))
@@ -401,7 +527,9 @@ class Scorer:
             raise raised[min(raised)]
         return scores
 
-    async def _gather(self, rows: list[tuple[Any, Any, Any]], concurrency: int) -> list[Score]:
+    async def _gather(
+        self, rows: list[tuple[Any, Any, Any]], concurrency: int, call: Callable[..., Awaitable[Score]]
+    ) -> list[Score]:
         # `concurrency` workers take the rows in turn, each row in a task of its own (so in a fresh copy of the
         # context, as `asyncio.gather` gives), without a wait at a semaphore per row. Once a row raises, no
         # row starts; the rows already running finish, then the first row's exception propagates, from here:
@@ -414,7 +542,7 @@ class Scorer:
 
         async def one(i: int, row: tuple[Any, Any, Any]) -> None:
             try:
-                scores[i] = await self.acall(*row)
+                scores[i] = await call(*row)
             except asyncio.CancelledError:
                 raise
             except BaseException as exc:  # re-raised below, once every row has stopped
@@ -477,26 +605,38 @@ def _options_of(fn: Any, name: str) -> dict[str, Any]:
     return {n: defaults[n] for n in names}
 
 
-def _made(fn: ScorerFn, name: str) -> Scorer:
+def _made(fn: ScorerFn, name: str, label: Any, needs_label: bool) -> Scorer:
     options = _options_of(fn, name)
+    label_type_ = annotated_label_type(fn) if label is None else declared_label_type(f"scorer {name!r}", label, fn)
     if not options:
-        return Scorer(name, fn)
+        return Scorer(name, fn, label_type=label_type_, needs_label=needs_label)
 
     def factory(**chosen: Any) -> Scorer:
         unknown = sorted(chosen.keys() - options.keys())
         if unknown:
             raise TypeError(f"scorer {name!r} has no option {', '.join(unknown)}; its options are {', '.join(options)}")
         bound = {**options, **chosen}
-        return Scorer(name, functools.partial(fn, **bound), bound, factory=factory)
+        return Scorer(
+            name,
+            functools.partial(fn, **bound),
+            bound,
+            factory=factory,
+            label_type=label_type_,
+            needs_label=needs_label,
+        )
 
     return factory()
 
 
 @overload
-def scorer(fn: ScorerFn, name: str | None = None) -> Scorer: ...
+def scorer(fn: ScorerFn, name: str | None = None, *, label: Any = None, needs_label: bool = True) -> Scorer: ...
 @overload
-def scorer(fn: None = None, name: str | None = None) -> Callable[[ScorerFn], Scorer]: ...
-def scorer(fn: ScorerFn | None = None, name: str | None = None) -> Scorer | Callable[[ScorerFn], Scorer]:
+def scorer(
+    fn: None = None, name: str | None = None, *, label: Any = None, needs_label: bool = True
+) -> Callable[[ScorerFn], Scorer]: ...
+def scorer(
+    fn: ScorerFn | None = None, name: str | None = None, *, label: Any = None, needs_label: bool = True
+) -> Scorer | Callable[[ScorerFn], Scorer]:
     """Make a scorer from a function `fn(item, output, label)` (the hr package's `hr_scorer`).
 
     `fn` returns the protocol's mapping, `{"correct": ..., "outcome": ...,
@@ -514,20 +654,43 @@ def scorer(fn: ScorerFn | None = None, name: str | None = None) -> Scorer | Call
     `with_options(tolerance=0.05)`, the CLI's `-S tolerance=0.05` and Inspect
     AI's `-S` make it with others.
 
+    The label, as `fn` declares it: the annotation of its label parameter
+    (`def near(item, output, label: float)`), or `label=` (which wins over
+    the annotation), is applied before `fn` is called, in every harness.
+    `float`, `int`, `str`, `bool`, and `list[X]` of one of these (several
+    accepted answers; a single value becomes a list of one) are read;
+    `Optional[X]` and `X | None` read as `X`; a string annotation (`from
+    __future__ import annotations`) too, read without running any code.
+    Text is converted (Inspect AI's targets and CSV cells are text: "45.2"
+    reaches `label: float` as 45.2); a label that cannot be converted ("abc"
+    for a float, two answers for one float) is a `ScorerContractError`
+    naming the scorer and the value, which `benchmark()` raises before any
+    arm runs (`Scorer.check_label`). No annotation, or one scorebridge does
+    not read (`Any`, a union of several types, a class of yours): the label
+    as the data has it. Every form of "no label" (None, NaN, blank text, an
+    empty list...) reaches `fn` as None.
+
+    `needs_label=False`: `fn` judges an output on its own (a length limit, a
+    format check), so an item with no label is scored like any other (`fn`
+    gets None and its verdict stands). By default an item with no label is
+    recorded unscored, whatever `fn` says (the hr package's rule).
+
     A scorer made from a function defined at the top of a module is also
     findable by name (`defined_scorers()`): Inspect AI's `inspect score
     --scorer file.py@name` finds it when the file decorates it with
     `@scorer` imported by that name (`from scorebridge import scorer`).
     """
+    if not isinstance(needs_label, bool):
+        raise TypeError(f"scorer: needs_label must be True or False; got {needs_label!r:.80}")
     if fn is None:
         if name is not None and not isinstance(name, str):
             raise TypeError(f"scorer: name must be a string; got {type(name).__name__}")
-        return lambda f: scorer(f, name)
+        return lambda f: scorer(f, name, label=label, needs_label=needs_label)
     if isinstance(fn, str) and name is None:
         raise TypeError(f"scorer: the first argument is the function; to name it, write @scorer(name={fn!r})")
     if not callable(fn):
         raise TypeError(f"scorer: fn must be a function of (item, output, label); got {type(fn).__name__}")
-    made = _made(fn, name if name is not None else getattr(fn, "__name__", type(fn).__name__))
+    made = _made(fn, name if name is not None else getattr(fn, "__name__", type(fn).__name__), label, needs_label)
     if _is_top_level(fn):
         _defined[made.name] = made
         for listener in list(_listeners):

@@ -13,8 +13,8 @@ from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from .._protocol.record import recorded
-from .._protocol.score import FailureKind, Score
-from .._protocol.scorer import Scorer, add_note, is_async
+from .._protocol.score import FailureKind, Score, ScorerContractError
+from .._protocol.scorer import OnError, Scorer, add_note, check_on_error, is_async
 from .._protocol.sync import run_sync
 from .._protocol.values import label_is_missing
 from .._scorers.exact import exact
@@ -79,6 +79,7 @@ class _Run:
         concurrency: int,
         progress: bool | None,
         out: str | os.PathLike[str] | None,
+        on_error: OnError,
     ) -> None:
         if not isinstance(arms, Mapping) or not arms:
             raise TypeError("benchmark: arms must be a non-empty mapping of names to callables")
@@ -97,6 +98,7 @@ class _Run:
                 raise ValueError(f"benchmark: {arg} must be an int of at least 1; got {n!r:.80}")
         if progress not in (None, True, False):
             raise TypeError(f"benchmark: progress must be None, True or False; got {progress!r:.80}")
+        self.record_errors = check_on_error("benchmark", on_error) == "record"
 
         if isinstance(items, Mapping):
             ids: list[Hashable] = list(items.keys())
@@ -165,6 +167,9 @@ class _Run:
         for i, label in enumerate(self.labels):
             try:
                 check(label)
+            except ScorerContractError as exc:  # the item in the message itself: it is the data's problem
+                where = f"the label of item {self.ids[i]!r} (index {i}); no arm was run"
+                raise ScorerContractError(f"{exc} ({where})").with_traceback(exc.__traceback__) from None
             except Exception as exc:
                 add_note(exc, f"the label of item {self.ids[i]!r} (index {i}); no arm was run")
                 raise
@@ -259,6 +264,11 @@ class _Run:
         seconds = time.perf_counter() - start
         try:
             score = self.scorer(item, output, label)
+        except Exception as exc:
+            if not self.record_errors:
+                self._name_row(exc, a, i, run)
+                raise
+            score = self.scorer._raised(exc, label)
         except BaseException as exc:
             self._name_row(exc, a, i, run)
             raise
@@ -319,6 +329,11 @@ class _Run:
                 score = await self.scorer.acall(item, output, label)
             else:
                 score = await self._in_pool(self.scorer, item, output, label)
+        except Exception as exc:
+            if not self.record_errors:
+                self._name_row(exc, a, i, run)
+                raise
+            score = self.scorer._raised(exc, label)
         except BaseException as exc:
             if not isinstance(exc, asyncio.CancelledError):
                 self._name_row(exc, a, i, run)
@@ -346,7 +361,8 @@ class _Run:
 
     def _failed(self, a: int, i: int, run: int, exc: Exception, seconds: float) -> BenchmarkRecord:
         kind: FailureKind = "budget_stop" if is_budget_stop(exc) else "error"
-        score = recorded(self.scorer.name, False, None, kind, unlabelled=label_is_missing(self.labels[i]))
+        unlabelled = self.scorer.needs_label and label_is_missing(self.labels[i])
+        score = recorded(self.scorer.name, False, None, kind, unlabelled=unlabelled)
         return self._scored(a, i, run, score, seconds, _error_text(exc))
 
     def _scored(
@@ -424,6 +440,7 @@ def benchmark(
     concurrency: int = 1,
     progress: bool | None = None,
     out: str | os.PathLike[str] | None = None,
+    on_error: OnError = "raise",
 ) -> BenchmarkResult:
     """Run every arm on every item `runs` times, score each output, and record it (the hr package's `hr_benchmark`).
 
@@ -432,8 +449,10 @@ def benchmark(
         items: A sequence (the item ids are the indices 0, 1, ...) or a
             mapping of item ids to items; at least one.
         labels: A mapping by item id, or a sequence aligned with `items` (in
-            a mapping's iteration order). A label of None (or blank) means the
-            item has no label: its runs are recorded unscored.
+            a mapping's iteration order). A label of None (or NaN, blank
+            text, an empty list) means the item has no label: its runs are
+            recorded unscored, unless the scorer needs none
+            (`needs_label=False`).
         scorer: The scorer of every output; `exact()` by default.
         runs: How many times each arm runs on each item (runs count from 0).
         concurrency: How many runs at once. With 1 and only sync arms and a
@@ -456,6 +475,11 @@ def benchmark(
             another scorer, or other options, is refused (a ValueError naming
             both), and so is a file another process is writing (a RuntimeError:
             one writer per file, see docs/benchmark.md).
+        on_error: What an exception from the scorer does: "raise" (the
+            default) stops the benchmark (see below); "record" records the
+            run wrong with failure kind "error" and the exception in its
+            explanation (`kit.raised_score`), counted in the accuracy, and
+            the benchmark goes on. A ValueError for anything else.
 
     Every label is read as the scorer reads it (`Scorer.check_label`) before
     any arm runs: a label the scorer cannot read is a `ScorerContractError`,
@@ -463,9 +487,10 @@ def benchmark(
 
     An arm that raises an `Exception` is recorded with failure kind "error"
     (or "budget_stop" for `BudgetExceeded`, see there) and its `error` text;
-    the benchmark goes on. An exception from the scorer, or another
-    BaseException from an arm, stops the benchmark and propagates, with a
-    note naming the arm, item and run; what was recorded is in `out`. Ctrl-C
+    the benchmark goes on. An exception from the scorer (with
+    `on_error="raise"`), or another BaseException from an arm, stops the
+    benchmark and propagates, with a note naming the arm, item and run; what
+    was recorded is in `out`. Ctrl-C
     (a KeyboardInterrupt) stops it at any concurrency and raises a
     KeyboardInterrupt whose message says how many records are in which file
     and that running again resumes; uncaught, a script ends with that one
@@ -476,7 +501,7 @@ def benchmark(
     Works from sync code and from inside a running event loop (then its event
     loop runs on a thread of its own); `abenchmark` is the async twin.
     """
-    run = _Run(arms, items, labels, scorer, runs, concurrency, progress, out)
+    run = _Run(arms, items, labels, scorer, runs, concurrency, progress, out, on_error)
     _show_interrupts()
     if run.loop_free:
         try:
@@ -500,6 +525,7 @@ async def abenchmark(
     concurrency: int = 1,
     progress: bool | None = None,
     out: str | os.PathLike[str] | None = None,
+    on_error: OnError = "raise",
 ) -> BenchmarkResult:
     """The async twin of `benchmark`, run in the current event loop.
 
@@ -507,7 +533,7 @@ async def abenchmark(
     writes one line to stderr, how many records are saved where and that
     running again resumes, then lets the cancellation go on.
     """
-    run = _Run(arms, items, labels, scorer, runs, concurrency, progress, out)
+    run = _Run(arms, items, labels, scorer, runs, concurrency, progress, out, on_error)
     try:
         outcome = await run.execute()
     except (asyncio.CancelledError, KeyboardInterrupt):

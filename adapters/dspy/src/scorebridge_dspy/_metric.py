@@ -27,6 +27,7 @@ from scorebridge.kit import (
     label_is_missing,
     plain_digits,
     presort,
+    raised_score,
     recorded,
     run_sync,
 )
@@ -106,8 +107,11 @@ class ScorerMetric(_Shared):
 
     A Score that is unscored (the example has no label, or the scorer could not
     tell) raises `ScorerContractError`: DSPy needs a number, and a made-up 0.0
-    would be a silent zero. Exceptions from the scorer propagate (DSPy logs and
-    counts them as errors).
+    would be a silent zero. Exceptions from the scorer propagate with
+    `on_error="raise"` (DSPy logs and counts them as errors, and gives the
+    example its `failure_score`); with "record" the example's Score is
+    `kit.raised_score`'s (wrong, failure kind "error"), whose value, 0.0, is
+    returned (False while bootstrapping, its feedback to GEPA).
 
     `metric.score(gold, pred)` gives the whole `Score` instead.
     """
@@ -119,6 +123,7 @@ class ScorerMetric(_Shared):
     threshold: float | None
     feedback: bool
     builtin: bool  # a built-in never reads the item nor calls another scorer: neither is made for it
+    on_error: str = "raise"
 
     @property
     def __name__(self) -> str:  # what DSPy and `from_dspy` call the metric
@@ -132,6 +137,8 @@ class ScorerMetric(_Shared):
                 args.append(f"{key}={getattr(value, '__qualname__', value)!r}")
         if not self.feedback:
             args.append("feedback=False")
+        if self.on_error != "raise":
+            args.append(f"on_error={self.on_error!r}")
         return f"to_dspy({', '.join(args)})"
 
     def __call__(
@@ -160,6 +167,15 @@ class ScorerMetric(_Shared):
         return store.get(self.label_field or _label_field(store, inputs))
 
     def _score(self, gold: Any, pred: Any) -> tuple[Score, Any]:
+        if self.on_error == "raise":
+            return self._scored(gold, pred)
+        try:
+            return self._scored(gold, pred)
+        except Exception as exc:  # on_error="record": the example's Score says what was raised
+            label = self.label(gold)
+            return raised_score(self.scorer.name, exc, label, needs_label=self.scorer.needs_label), label
+
+    def _scored(self, gold: Any, pred: Any) -> tuple[Score, Any]:
         # The hot path: Evaluate calls it once per example. The Example's fields and inputs are read
         # straight from where DSPy keeps them (`_compat`), several times faster than keys(), get() and
         # inputs(), which copy.

@@ -103,8 +103,12 @@ def dspy_again(
     fields_given: bool,
     threshold: float | None,
     feedback: bool,
+    record_errors: bool = False,
 ) -> Callable[..., Any]:
     """The DSPy metric `to_dspy` gives for a `from_dspy` scorer: `m` itself, else `m` thinly wrapped.
+
+    `record_errors` (`to_dspy(on_error="record")`) records `m`'s exceptions as
+    `from_dspy(on_error="record")` does.
 
     `fields_given` is True when `output_field`, `label_field` or `item` was given
     to `to_dspy`: they say how a scorebridge scorer reads DSPy's example and
@@ -116,6 +120,7 @@ def dspy_again(
             f"DSPy's example and prediction; {name!r} is the DSPy metric {call.metric_name!r}, which reads them "
             "itself (give from_dspy the field names it uses for calls from elsewhere)"
         )
-    if name == default_name(call.metric_name) and threshold is None and feedback and not call.record_errors:
+    record_errors = record_errors or call.record_errors
+    if name == default_name(call.metric_name) and threshold is None and feedback and not record_errors:
         return call.metric
-    return NativeMetric(call.metric, name, threshold, feedback, call.record_errors, _signature(call.metric))
+    return NativeMetric(call.metric, name, threshold, feedback, record_errors, _signature(call.metric))

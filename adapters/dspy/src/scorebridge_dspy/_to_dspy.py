@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from scorebridge import Scorer
 from scorebridge.kit import is_builtin
@@ -23,6 +23,7 @@ def to_dspy(
     item: Callable[[Any], Any] | None = None,
     threshold: float | None = None,
     feedback: bool = True,
+    on_error: Literal["raise", "record"] = "raise",
 ) -> Callable[..., Any]:
     """A DSPy metric that scores with `scorer`: `metric(gold, pred, trace=None, pred_name=None, pred_trace=None)`.
 
@@ -59,6 +60,17 @@ def to_dspy(
     item, output and label it was given hands that metric DSPy's own example
     and prediction (`_metric.NATIVE`).
 
+    on_error: an exception inside the scorer propagates with "raise" (the
+    default), with a note naming the scorer; DSPy's Evaluate catches it, logs
+    it, counts it toward its `max_errors` and gives the example its
+    `failure_score` (so the run goes on: a harness that cannot stop on it).
+    With "record" the example's Score is wrong with failure kind "error" (the
+    exception in its explanation), and DSPy gets its value, 0.0 (False while
+    bootstrapping, the Score's feedback in GEPA's feedback call): 1 correct of
+    3, one raising, is Evaluate's 33.3 either way, without an error logged.
+    In a round trip, `m` is wrapped to record its exceptions (as
+    `from_dspy(on_error="record")` does).
+
     Raises TypeError or ValueError, naming the argument, for a scorer that is
     not a `scorebridge.Scorer`, a blank field name, an item that is not
     callable, a threshold that is not a finite number, a feedback that is not a
@@ -80,7 +92,9 @@ def to_dspy(
         threshold = threshold_value(factory, threshold)
     if not isinstance(feedback, bool):
         raise TypeError(f"{factory}: feedback must be True or False; got {feedback!r:.80}")
+    if type(on_error) is not str or on_error not in ("raise", "record"):
+        raise ValueError(f"{factory}: on_error must be 'raise' or 'record'; got {on_error!r:.80}")
     if isinstance(scorer.fn, MetricCall):  # made by from_dspy: DSPy's own metric, again
         given = output_field is not None or label_field is not None or item is not None
-        return dspy_again(scorer.fn, scorer.name, given, threshold, feedback)
-    return ScorerMetric(scorer, output_field, label_field, item, threshold, feedback, is_builtin(scorer))
+        return dspy_again(scorer.fn, scorer.name, given, threshold, feedback, on_error == "record")
+    return ScorerMetric(scorer, output_field, label_field, item, threshold, feedback, is_builtin(scorer), on_error)

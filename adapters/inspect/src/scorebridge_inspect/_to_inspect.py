@@ -122,11 +122,17 @@ def score_fn(
                         result = await acall(i, o, label)
                 finally:
                     NATIVE.drop(token)
+        except sb.ScorerContractError as exc:  # a label it cannot read, a return value of the wrong shape
+            if on_error == "raise":  # the sample named in the message: the data's problem, found by its id
+                raise sb.ScorerContractError(f"{exc} (sample {state.sample_id!r})").with_traceback(
+                    exc.__traceback__
+                ) from None
+            result = raised_score(scorer.name, exc, label, needs_label=scorer.needs_label)
         except Exception as exc:
             if on_error == "raise":
                 note_scorer(exc, scorer.name)
                 raise  # as the scorer raised it, so `pytest.raises(ValueError)` and Inspect's log show it
-            result = raised_score(scorer.name, exc, label)
+            result = raised_score(scorer.name, exc, label, needs_label=scorer.needs_label)
         if (
             result.correct is False
             and result.failure_kind in _REPLACED_BY_BUDGET_STOP
@@ -196,7 +202,11 @@ def to_inspect(
     - output: `output(state)`, default `state.output.completion`;
     - label: the target, one string, or the list when the sample has several
       targets; an empty target ("", Inspect's default) means no label, so the
-      Score is unscored: `Score.unscored()`, out of the metrics.
+      Score is unscored: `Score.unscored()`, out of the metrics (the scorer's
+      function gets None; a scorer made with `needs_label=False` scores the
+      sample all the same). Inspect's targets are text: a scorer that declares
+      its label (`label: float`) gets it converted, and a target it cannot
+      read is a `ScorerContractError` naming the scorer and the sample's id.
 
     The Inspect Score is `inspect_score()` of the scorebridge Score: value
     "C"/"I"/"P" (or the number, for partial credit other than 0.5), answer =
@@ -215,7 +225,10 @@ def to_inspect(
     fails the eval). With "record", the sample gets a wrong Score with failure
     kind "error" (reason "scoring_failed", explanation naming the exception),
     which counts as wrong in the metrics (unscored when the sample has no
-    target).
+    target and the scorer needs one). With "raise" and Inspect's
+    `fail_on_error=False`, Inspect leaves the errored sample out of the
+    metrics (1 correct of 3, one raising, is 0.5 over 2; "record" gives 0.333
+    over 3, as every other harness does).
 
     metrics: Inspect metrics (made with `@metric`); default accuracy(),
     stderr() and `failure_kinds()`, the count of each failure kind among the

@@ -30,11 +30,12 @@ class Records:
     controller as one JSON text (`pack`).
     """
 
-    __slots__ = ("current", "rows")
+    __slots__ = ("current", "on_error", "rows")
 
     def __init__(self) -> None:
         self.rows: list[dict[str, Any]] = []
         self.current: str | None = None  # the nodeid of the test running now
+        self.on_error = "raise"  # what a scorer's exception does in the test running now (a case test's setting)
 
     def add(self, nodeid: str | None, scorer: str, score: Score) -> None:
         """Record `score`, given by the scorer named `scorer` in the test `nodeid`."""

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 from scorebridge import Scorer
-from scorebridge.kit import is_bool, is_number, raised_score
+from scorebridge.kit import is_bool, is_number
 
 from ._columns import column_names, score_arrays
 from ._ship import ScorerSource, ship, unpack
@@ -45,35 +45,6 @@ class _Plan(NamedTuple):
     columns: tuple[str, ...]  # the Score's columns, in SCORE_COLUMNS order
 
 
-def _recording(scorer: Scorer) -> Scorer:
-    """`scorer` with an exception inside it recorded: a wrong Score, failure kind "error", the exception named."""
-    name = scorer.name
-
-    def error(exc: Exception, label: Any) -> Any:
-        return raised_score(name, exc, label)
-
-    fn: Callable[..., Any]
-    if scorer.is_async:
-
-        async def record_errors_async(item: Any, output: Any, label: Any) -> Any:
-            try:
-                return await scorer.acall(item, output, label)
-            except Exception as exc:
-                return error(exc, label)
-
-        fn = record_errors_async
-    else:
-
-        def record_errors(item: Any, output: Any, label: Any) -> Any:
-            try:
-                return scorer(item, output, label)
-            except Exception as exc:
-                return error(exc, label)
-
-        fn = record_errors
-    return Scorer(name, fn, scorer.options, recorded=True)
-
-
 class _ScoreBatches:
     """The actor of the pool: made once per actor (so the scorer and its grader's client are), then called
     with one batch (a pyarrow Table) after another. It returns the batch with the Score's columns added and
@@ -81,7 +52,7 @@ class _ScoreBatches:
 
     def __init__(self, shipped: bytes, plan: _Plan) -> None:
         scorer = unpack(shipped, plan.what)
-        self.scorer = _recording(scorer) if plan.on_error == "record" else scorer
+        self.scorer = scorer
         self.plan = plan
 
     def __call__(self, batch: pa.Table) -> pa.Table:
@@ -89,7 +60,7 @@ class _ScoreBatches:
         items = None if plan.item is None else batch.column(plan.item).to_pylist()
         outputs = batch.column(plan.output).to_pylist()
         labels = batch.column(plan.label).to_pylist()
-        scores = self.scorer.score_many(items, outputs, labels, concurrency=plan.concurrency)
+        scores = self.scorer.score_many(items, outputs, labels, concurrency=plan.concurrency, on_error=plan.on_error)
         for name, array in zip(plan.columns, score_arrays(scores), strict=True):
             batch = batch.append_column(name, array)
         return batch
@@ -199,7 +170,8 @@ def score_dataset(
     - on_error: an exception inside the scorer with "raise" (the default)
       fails the job with that exception (its note names the scorer); with
       "record", the row's Score is wrong with failure kind "error" and the
-      exception in its explanation, and the job goes on;
+      exception in its explanation (`score_many(on_error="record")`), and
+      the job goes on;
     - prefix: put before each Score column's name (`prefix="score_"` gives
       `score_correct`, ...), for a dataset that has a column of one of those
       names already;
@@ -231,7 +203,7 @@ def score_dataset(
     _whole(what, "batch_size", batch_size)
     if num_cpus is not None and (is_bool(num_cpus) or not is_number(num_cpus) or not 0 <= num_cpus < float("inf")):
         raise ValueError(f"{what}: num_cpus must be a number, 0 or more, or None; got {num_cpus!r:.80}")
-    if on_error not in ("raise", "record"):
+    if type(on_error) is not str or on_error not in ("raise", "record"):
         raise ValueError(f"{what}: on_error must be 'raise' or 'record'; got {on_error!r:.80}")
     if not isinstance(prefix, str):
         raise TypeError(f"{what}: prefix must be a string; got {type(prefix).__name__}")
