@@ -8,11 +8,11 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final, Literal
 
 from scorebridge import FAILURE_KINDS, Score, Scorer
-from scorebridge.kit import fold, is_builtin, raised_score
+from scorebridge.kit import fold, is_builtin
 
 from ._reading import completion_text
 
-__all__ = ["OnError", "Rows", "Tally", "exact_rows", "log_batch", "recording", "texts_of"]
+__all__ = ["ErrorWarning", "OnError", "Rows", "Tally", "exact_rows", "is_exact", "log_batch", "texts_of"]
 
 OnError = Literal["raise", "record"]
 
@@ -115,43 +115,35 @@ def exact_rows(outputs: Sequence[Any], labels: Sequence[Any], slow: Callable[[li
     return Rows(values, kinds, tally)
 
 
-def recording(scorer: Scorer, on_error: OnError, warn: str) -> Scorer:
-    """`scorer`, or with on_error="record" a scorer that records a raised row as `kit.raised_score` (wrong,
-    failure kind "error", value 0.0; unscored when the row has no label), so one bad row never stops a
-    batch. The first error is also a RuntimeWarning (`warn` says whose), the rest are counted in the logs."""
-    if on_error == "raise":
-        return scorer
-    name = scorer.name
-    warned = threading.Event()
+class ErrorWarning:
+    """Says once, as a RuntimeWarning, that a reward's scorer raised and the error was recorded; the rest are
+    counted in the logs (`rewards/<name>/error`)."""
 
-    def raised(exc: Exception, label: Any) -> Score:
-        if not warned.is_set():
-            warned.set()
-            warnings.warn(
-                f"{warn}: scoring a completion raised {exc!r:.300}; it is recorded as failure kind 'error' "
-                f"(reward 0.0), as are any more, counted in rewards/{name}/error",
-                RuntimeWarning,
-                stacklevel=2,
-            )
-        return raised_score(name, exc, label)
+    __slots__ = ("_said", "where")
 
-    if scorer.is_async:
+    def __init__(self, where: str) -> None:
+        self.where = where
+        self._said = threading.Event()
 
-        async def arecorded(item: Any, output: Any, label: Any) -> Score:
-            try:
-                return await scorer.acall(item, output, label)
-            except Exception as exc:
-                return raised(exc, label)
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (ErrorWarning, (self.where,))
 
-        return Scorer(name, arecorded, scorer.options, recorded=True)
+    def check(self, name: str, scores: Sequence[Score]) -> None:
+        if self._said.is_set():
+            return
+        for score in scores:
+            if score.failure_kind == "error" and (score.explanation or "").startswith(RAISED):
+                self._said.set()
+                warnings.warn(
+                    f"{self.where}: {score.explanation}; the completion is recorded as failure kind 'error' "
+                    f"(reward 0.0), as are any more, counted in rewards/{name}/error",
+                    RuntimeWarning,
+                    stacklevel=4,  # the caller of the reward function (the trainer)
+                )
+                return
 
-    def recorded(item: Any, output: Any, label: Any) -> Score:
-        try:
-            return scorer(item, output, label)
-        except Exception as exc:
-            return raised(exc, label)
 
-    return Scorer(name, recorded, scorer.options, recorded=True, fast=scorer.fast)
+RAISED: Final = "the scorer raised "  # how kit.raised_score's explanation starts
 
 
 KIND_COLUMN: Final = "{name}/failure_kind"

@@ -5,15 +5,15 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Final, Literal
 
 from scorebridge import Score, Scorer, ScorerContractError
-from scorebridge.kit import is_async, is_bool, is_number, item_text, note_scorer
+from scorebridge.kit import Ask, ask, is_async, is_bool, is_number, item_text_for, judge_each, sync_and_async, verdict
 
-from ._asking import Asked, ask, reward_value, verdict
+from ._asking import reward_value
 
-__all__ = ["Shape", "TRLCall", "from_trl"]
+__all__ = ["Shape", "TRLCall", "from_trl", "made_by_from_trl"]
 
 Shape = Literal["text", "chat"]
 """The shape a reward function reads: TRL's standard format (strings) or its conversational one (messages)."""
@@ -54,9 +54,11 @@ class _Logs:
 
 
 class TRLCall:
-    """The fn of a scorer made by `from_trl`: the reward function called on a batch of one.
+    """What a scorer made by `from_trl` runs (its fn's `body`): the reward function on a batch of one.
 
-    `reward` is the function wrapped (`to_trl` gives it back); `name` the scorer's name.
+    `reward` is the function wrapped (`to_trl` gives it back); `name` the
+    scorer's name. It returns a Score, or an awaitable of one for an async
+    reward function (`kit.sync_and_async` makes the scorer's fn of it).
     """
 
     def __init__(
@@ -68,22 +70,22 @@ class TRLCall:
     def __repr__(self) -> str:
         return f"from_trl({callable_name(self.reward)})"
 
-    def _batch(self, item: Any, text: str, label: Any, logs: _Logs) -> dict[str, Any]:
+    def _batch(self, item: Any, text: str, solution: str | None, logs: _Logs) -> dict[str, Any]:
         """The keywords TRL would pass for this one completion, in the shape the function reads."""
         columns: dict[str, list[Any]] = {}
         prompt: Any = item
         if isinstance(item, Mapping):  # a dataset row: its other fields are the columns TRL passes
             columns = {str(k): [v] for k, v in item.items() if k not in _NOT_COLUMNS}
-            prompt = item.get("prompt", item_text(item))
+            prompt = item.get("prompt", item_text_for(self.name, item))
         if self.shape == "chat":
             completion: Any = [{"role": "assistant", "content": text}]
             if not (isinstance(prompt, list) and all(isinstance(m, Mapping) for m in prompt)):
-                prompt = [{"role": "user", "content": _text(prompt)}]
+                prompt = [{"role": "user", "content": item_text_for(self.name, prompt)}]
         else:
             completion = text
             if not isinstance(prompt, str):
-                prompt = _text(prompt)
-        columns[self.label] = [label]
+                prompt = item_text_for(self.name, prompt)
+        columns[self.label] = [solution]
         return {
             "prompts": [prompt],
             "completions": [completion],
@@ -94,47 +96,33 @@ class TRLCall:
             "log_metric": logs.metric,
         }
 
-    def _score(self, asked: Asked, rewards: Any, logs: _Logs) -> Score:
+    def _score(self, asked: Ask, rewards: Any, logs: _Logs) -> Score:
         if isinstance(rewards, (str, bytes, Mapping)) or not isinstance(rewards, Sequence) or len(rewards) != 1:
             raise ScorerContractError(
                 f"{self.name}: the reward function returned {rewards!r:.80}; expected a list of one reward "
                 "for the one completion it was given"
             )
         value = reward_value(self.name, rewards[0], "the reward function")
-        return verdict(self.name, asked, value, self.threshold, metadata=logs.logged or None)
+        correct = None if value is None else value >= self.threshold
+        return verdict(self.name, asked, correct, value=value, metadata=logs.logged or None)
 
-    def __call__(self, item: Any, output: Any, label: Any) -> Score:
-        asked = ask(self.name, output, label, self.needs_label)
-        if isinstance(asked, Score):
+    def __call__(self, item: Any, output: Any, label: Any) -> Score | Awaitable[Score]:
+        asked = ask(self.name, output, label, needs_label=self.needs_label)
+        if type(asked) is Score:
             return asked
         logs = _Logs()
-        try:
-            rewards = self.reward(**self._batch(item, asked.text, label, logs))
-        except Exception as exc:
-            note_scorer(exc, self.name)
-            raise
-        return self._score(asked, rewards, logs)
+        return judge_each(
+            self.name,
+            asked,
+            lambda solution: self.reward(**self._batch(item, asked.text, solution, logs)),
+            lambda rewards: self._score(asked, rewards, logs),
+        )
 
 
-class AsyncTRLCall(TRLCall):
-    """The fn of a scorer made by `from_trl` from an async reward function: awaited."""
-
-    async def __call__(self, item: Any, output: Any, label: Any) -> Score:  # type: ignore[override]
-        asked = ask(self.name, output, label, self.needs_label)
-        if isinstance(asked, Score):
-            return asked
-        logs = _Logs()
-        try:
-            rewards = await self.reward(**self._batch(item, asked.text, label, logs))
-        except Exception as exc:
-            note_scorer(exc, self.name)
-            raise
-        return self._score(asked, rewards, logs)
-
-
-def _text(prompt: Any) -> str:
-    text = item_text(prompt)
-    return text if isinstance(text, str) else ""
+def made_by_from_trl(scorer: Scorer) -> TRLCall | None:
+    """The `TRLCall` a scorer made by `from_trl` runs, or None for any other scorer."""
+    body = getattr(scorer.fn, "body", None)
+    return body if isinstance(body, TRLCall) else None
 
 
 def from_trl(
@@ -203,9 +191,7 @@ def from_trl(
         needs_label = label in _parameters(reward_func)
     elif not isinstance(needs_label, bool):
         raise TypeError(f"{where}: needs_label must be True, False or None; got {needs_label!r:.80}")
-    made = AsyncTRLCall if is_async(reward_func) else TRLCall
-    call = made(reward_func, name, label, shape, float(threshold), needs_label)
+    call = TRLCall(reward_func, name, label, shape, float(threshold), needs_label)
     options = {"label": label, "threshold": float(threshold), "shape": shape}
-    # TODO(labels): Scorer(..., needs_label=needs_label) once the branch labels lands, so that benchmark() and
-    # the harnesses score the unlabelled rows of a reference-free reward; until then `call` applies it itself.
-    return Scorer(name, call, options, recorded=True)
+    fn = sync_and_async(call, is_async=is_async(reward_func))
+    return Scorer(name, fn, options, recorded=True, needs_label=needs_label)

@@ -8,7 +8,7 @@ from typing import Any, Final
 from scorebridge import Score, Scorer
 from scorebridge.kit import is_builtin
 
-from ._batch import OnError, Rows, exact_rows, is_exact, log_batch, recording, texts_of
+from ._batch import ErrorWarning, OnError, Rows, exact_rows, is_exact, log_batch, texts_of
 from ._reading import prompt_text
 
 __all__ = ["AsyncTRLReward", "ItemReader", "TRLReward", "to_trl"]
@@ -40,7 +40,7 @@ class TRLReward:
         self.item = item
         self.on_error = on_error
         self.concurrency = concurrency
-        self._run = recording(scorer, on_error, f"to_trl({name})")
+        self._errors = ErrorWarning(f"to_trl({name})")
         self._exact = is_exact(scorer)
         self._reads_items = not (scorer.fast and is_builtin(scorer))  # the fast built-ins never read the item
 
@@ -62,14 +62,23 @@ class TRLReward:
         if self._exact:
             rows = exact_rows(outputs, labels, lambda rows: self._score(items, outputs, labels, rows))
         else:
-            rows = Rows.of(self._run.score_many(items, outputs, labels, concurrency=self.concurrency))
+            rows = Rows.of(self._scored(self.scorer.score_many(items, outputs, labels, **self._options)))
         log_batch(self.__name__, rows, columns.get("log_metric"), columns.get("log_extra"))
         return rows.values
 
     def _score(self, items: list[Any], outputs: list[Any], labels: Sequence[Any], rows: list[int]) -> list[Score]:
         """The rows `rows` of the batch scored by the scorer itself."""
         picked = ([items[i] for i in rows], [outputs[i] for i in rows], [labels[i] for i in rows])
-        return self._run.score_many(*picked, concurrency=self.concurrency)
+        return self._scored(self.scorer.score_many(*picked, **self._options))
+
+    @property
+    def _options(self) -> dict[str, Any]:
+        return {"concurrency": self.concurrency, "on_error": self.on_error}
+
+    def _scored(self, scores: list[Score]) -> list[Score]:
+        if self.on_error == "record":
+            self._errors.check(self.__name__, scores)
+        return scores
 
     def _read(
         self, prompts: Sequence[Any] | None, completions: Sequence[Any] | None, columns: dict[str, Any]
@@ -80,7 +89,7 @@ class TRLReward:
             raise TypeError(f"{where}: completions must be a list, one per completion; got {shown}")
         outputs = texts_of(completions)
         n = len(outputs)
-        labels = self._column(where, self.label, columns, n, needed=getattr(self.scorer, "needs_label", True))
+        labels = self._column(where, self.label, columns, n, needed=self.scorer.needs_label)
         item = self.item
         if not self._reads_items or item is None:
             items: list[Any] = [None] * n
@@ -127,7 +136,7 @@ class AsyncTRLReward(TRLReward):
         **columns: Any,
     ) -> list[float | None]:
         items, outputs, labels = self._read(prompts, completions, columns)
-        rows = Rows.of(await self._run.ascore_many(items, outputs, labels, concurrency=self.concurrency))
+        rows = Rows.of(self._scored(await self.scorer.ascore_many(items, outputs, labels, **self._options)))
         log_batch(self.__name__, rows, columns.get("log_metric"), columns.get("log_extra"))
         return rows.values
 
@@ -181,13 +190,14 @@ def to_trl(
     scorer's name. A round trip is the identity: `to_trl(from_trl(f))` is
     `f` itself (TRL calls your function as before, its exceptions its own).
     """
-    from ._from_trl import TRLCall
+    from ._from_trl import made_by_from_trl
 
     if not isinstance(scorer, Scorer):
         raise TypeError(f"to_trl: expected a scorebridge Scorer; got {type(scorer).__name__}")
     where = f"to_trl({scorer.name})"
-    if isinstance(scorer.fn, TRLCall) and name in (None, scorer.fn.name):
-        return scorer.fn.reward  # a round trip is the identity
+    call = made_by_from_trl(scorer)
+    if call is not None and name in (None, call.name):
+        return call.reward  # a round trip is the identity
     if not isinstance(label, str) or not label.strip():
         raise TypeError(f"{where}: label must name a dataset column; got {label!r:.80}")
     if not (item is None or isinstance(item, str) or callable(item)):

@@ -4,13 +4,25 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final
 
 from scorebridge import FAILURE_KINDS, Score, Scorer, ScorerContractError
-from scorebridge.kit import element, is_async, is_bool, is_number, item_text, note_scorer, raised_score
+from scorebridge.kit import (
+    Ask,
+    ask,
+    element,
+    is_async,
+    is_bool,
+    is_number,
+    item_text_for,
+    judge_each,
+    raised_score,
+    sync_and_async,
+    verdict,
+)
 
-from ._asking import Asked, ask, reward_value, verdict
+from ._asking import reward_value
 from ._batch import OnError
 
 __all__ = ["VerlCall", "VerlReward", "from_verl", "to_verl"]
@@ -62,7 +74,7 @@ class VerlReward:
         except Exception as exc:
             if self.on_error == "raise":
                 raise
-            score = raised_score(self.scorer.name, exc, ground_truth)
+            score = raised_score(self.scorer.name, exc, ground_truth, needs_label=self.scorer.needs_label)
         return _score_dict(score)
 
 
@@ -82,7 +94,7 @@ class AsyncVerlReward(VerlReward):
         except Exception as exc:
             if self.on_error == "raise":
                 raise
-            score = raised_score(self.scorer.name, exc, ground_truth)
+            score = raised_score(self.scorer.name, exc, ground_truth, needs_label=self.scorer.needs_label)
         return _score_dict(score)
 
 
@@ -111,15 +123,16 @@ def to_verl(scorer: Scorer, *, on_error: OnError = "record") -> Callable[..., An
     """
     if not isinstance(scorer, Scorer):
         raise TypeError(f"to_verl: expected a scorebridge Scorer; got {type(scorer).__name__}")
-    if isinstance(scorer.fn, VerlCall):
-        return scorer.fn.compute_score  # a round trip is the identity
+    call = made_by_from_verl(scorer)
+    if call is not None:
+        return call.compute_score  # a round trip is the identity
     if on_error not in ("raise", "record"):
         raise ValueError(f"to_verl({scorer.name}): on_error must be 'raise' or 'record'; got {on_error!r:.80}")
     return (AsyncVerlReward if scorer.is_async else VerlReward)(scorer, on_error)
 
 
 class VerlCall:
-    """The fn of a scorer made by `from_verl`: the verl function called on one response."""
+    """What a scorer made by `from_verl` runs (its fn's `body`): the verl function called on one response."""
 
     def __init__(self, compute_score: Callable[..., Any], name: str, threshold: float, data_source: Any) -> None:
         self.compute_score, self.name, self.threshold, self.data_source = compute_score, name, threshold, data_source
@@ -127,58 +140,64 @@ class VerlCall:
     def __repr__(self) -> str:
         return f"from_verl({getattr(self.compute_score, '__name__', type(self.compute_score).__name__)})"
 
-    def _kwargs(self, item: Any, text: str, label: Any) -> dict[str, Any]:
+    def _kwargs(self, item: Any, text: str, ground_truth: str | None) -> dict[str, Any]:
         data_source = self.data_source if self.data_source is not None else element(item, "data_source")
         if isinstance(item, Mapping):
             extra_info = dict(item)
         else:
-            question = item_text(item)
+            question = item_text_for(self.name, item)
             extra_info = {"question": question} if question else {}
-        return {"data_source": data_source, "solution_str": text, "ground_truth": label, "extra_info": extra_info}
+        return {
+            "data_source": data_source,
+            "solution_str": text,
+            "ground_truth": ground_truth,
+            "extra_info": extra_info,
+        }
 
-    def _score(self, asked: Asked, result: Any) -> Score:
+    def _score(self, asked: Ask, result: Any) -> Score:
         what = "compute_score"
         if not isinstance(result, Mapping):
-            return verdict(self.name, asked, reward_value(self.name, result, what), self.threshold)
+            value = reward_value(self.name, result, what)
+            return verdict(self.name, asked, None if value is None else value >= self.threshold, value=value)
         if _SCORE not in result:
             raise ScorerContractError(f"{self.name}: compute_score returned a dict without 'score': {result!r:.120}")
         value = reward_value(self.name, result[_SCORE], what)
         kind = result.get(_KIND)
-        kind = kind if isinstance(kind, str) and kind in FAILURE_KINDS else None
+        kind = kind if isinstance(kind, str) and kind in FAILURE_KINDS and kind != "wrong" else None
         pred = result.get(_PRED)
         outcome = pred if isinstance(pred, str) and pred else None
         if outcome is None and is_number(pred) and not is_bool(pred):
             outcome = str(pred)
         if result.get("scored") == 0.0 and kind is None and value == 0.0:
             value = None  # to_verl's own unscored response
+        correct = None if value is None else value >= self.threshold
         metadata = {str(k): v for k, v in result.items() if k not in _KEYS}
-        return verdict(self.name, asked, value, self.threshold, outcome=outcome, kind=kind, metadata=metadata or None)
+        return verdict(
+            self.name,
+            asked,
+            correct,
+            value=value,
+            outcome=outcome,
+            metadata=metadata or None,
+            failure_kind=kind if correct is False else None,
+        )
 
-    def __call__(self, item: Any, output: Any, label: Any) -> Score:
-        asked = ask(self.name, output, label, True)
-        if isinstance(asked, Score):
+    def __call__(self, item: Any, output: Any, label: Any) -> Score | Awaitable[Score]:
+        asked = ask(self.name, output, label)
+        if type(asked) is Score:
             return asked
-        try:
-            result = self.compute_score(**self._kwargs(item, asked.text, label))
-        except Exception as exc:
-            note_scorer(exc, self.name)
-            raise
-        return self._score(asked, result)
+        return judge_each(
+            self.name,
+            asked,
+            lambda truth: self.compute_score(**self._kwargs(item, asked.text, truth)),
+            lambda result: self._score(asked, result),
+        )
 
 
-class AsyncVerlCall(VerlCall):
-    """The fn of a scorer made by `from_verl` from an async compute_score: awaited."""
-
-    async def __call__(self, item: Any, output: Any, label: Any) -> Score:  # type: ignore[override]
-        asked = ask(self.name, output, label, True)
-        if isinstance(asked, Score):
-            return asked
-        try:
-            result = await self.compute_score(**self._kwargs(item, asked.text, label))
-        except Exception as exc:
-            note_scorer(exc, self.name)
-            raise
-        return self._score(asked, result)
+def made_by_from_verl(scorer: Scorer) -> VerlCall | None:
+    """The `VerlCall` a scorer made by `from_verl` runs, or None for any other scorer."""
+    body = getattr(scorer.fn, "body", None)
+    return body if isinstance(body, VerlCall) else None
 
 
 def from_verl(
@@ -221,6 +240,6 @@ def from_verl(
         raise TypeError(f"from_verl: name must be a non-blank string; got {name!r:.80}")
     if is_bool(threshold) or not is_number(threshold) or not math.isfinite(threshold):
         raise ValueError(f"from_verl({name}): threshold must be a finite number; got {threshold!r:.80}")
-    made = AsyncVerlCall if is_async(compute_score) else VerlCall
-    call = made(compute_score, name, float(threshold), data_source)
-    return Scorer(name, call, {"threshold": float(threshold), "data_source": data_source}, recorded=True)
+    call = VerlCall(compute_score, name, float(threshold), data_source)
+    fn = sync_and_async(call, is_async=is_async(compute_score))
+    return Scorer(name, fn, {"threshold": float(threshold), "data_source": data_source}, recorded=True)
