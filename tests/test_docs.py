@@ -119,6 +119,7 @@ def missing_harness(block: Block) -> str | None:
         "inspect_ai": ("inspect_ai", "scorebridge_inspect", *command),
         "dspy": ("dspy",),
         "ray": ("import ray", "scorebridge_ray", "--engine ray"),
+        "trl": ("from trl", "import trl"),  # TRL needs torch: only the RL lane of .ci/run has it
     }
     for harness, marks in uses.items():
         if any(mark in block.code for mark in marks) and importlib.util.find_spec(harness) is None:
