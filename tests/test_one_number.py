@@ -191,3 +191,27 @@ def test_dspy(graded: sb.Scorer) -> None:
     assert _counts(s.scored, s.accuracy, dict(s.failure_kinds)) == EXPECTED
     # DSPy's own number divides by every example, the two unlabelled ones counted 0: 2.5 / 11.
     assert evaluation.dspy_score == pytest.approx(round(100 * 2.5 / 11, 2))
+
+
+# --- the RL reward (scorebridge_rl) -----------------------------------------------------------------
+
+
+def test_the_rl_reward(graded: sb.Scorer) -> None:
+    # to_trl(graded) called as GRPOTrainer calls it: TRL's mean is over the rewards that are not None, and the
+    # failure kinds reach its logs as shares of the scored completions (log_metric)
+    from scorebridge_rl import to_trl
+
+    metrics: dict[str, float] = {}
+    rewards = to_trl(graded)(
+        prompts=ITEMS,
+        completions=[output for output, _ in ROWS],
+        completion_ids=[[] for _ in ROWS],
+        solution=[label for _, label in ROWS],
+        trainer_state=None,
+        log_extra=lambda column, values: None,
+        log_metric=metrics.__setitem__,
+    )
+    scored = [r for r in rewards if r is not None]
+    kinds = {kind: round(metrics[f"rewards/graded/{kind}"] * len(scored)) for kind in sb.FAILURE_KINDS}
+    assert _counts(len(scored), sum(scored) / len(scored), kinds) == EXPECTED
+    assert metrics["rewards/graded/unscored"] == pytest.approx(2 / 11)

@@ -261,3 +261,16 @@ def test_the_reward_module_imports_neither_trl_nor_torch() -> None:
     code = "import scorebridge_rl, sys; print(sorted(m for m in ('trl', 'torch', 'verl') if m in sys.modules))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_a_scorer_that_needs_no_label_needs_no_label_column() -> None:
+    @sb.scorer(needs_label=False)
+    def short(item: Any, output: str, label: Any) -> bool:
+        return len(output) <= 5
+
+    rows = [{"prompt": "Say hi"}] * 2
+    assert call_as_trl(to_trl(short), rows, ["hi", "hello there"]) == [1.0, 0.0]
+
+
+def test_the_reward_takes_prompts_and_completions_by_position_too() -> None:
+    assert to_trl(sb.exact())(["q"], ["Paris"], None, solution=["Paris"]) == [1.0]
