@@ -144,7 +144,9 @@ def from_trl(
     text}]`, the prompt a list of one user message), which TRL's built-ins
     read, is the default for a function of TRL's own; "text", the standard
     format (the completion and the prompt strings), for any other. The label
-    is the column `label` ("solution"); an item that is a mapping (a dataset
+    is the column `label` ("solution"), holding one of the label's accepted
+    answers as text (a label with several is asked about once per answer,
+    until one is correct: `kit.judge_each`); an item that is a mapping (a dataset
     row) gives the prompt (its "prompt" field, else its text) and its other
     fields as the columns, as TRL passes them; `completion_ids` is None and
     `trainer_state` None (no trainer), and what the function logs through
@@ -183,7 +185,10 @@ def from_trl(
     if is_bool(threshold) or not is_number(threshold) or not math.isfinite(threshold):
         raise ValueError(f"{where}: threshold must be a finite number; got {threshold!r:.80}")
     if shape is None:
-        module = getattr(reward_func, "__module__", None) or ""
+        inner = reward_func
+        while isinstance(inner, functools.partial):
+            inner = inner.func
+        module = getattr(inner, "__module__", None) or ""
         shape = "chat" if module == "trl" or module.startswith("trl.") else "text"
     elif shape not in ("text", "chat"):
         raise ValueError(f"{where}: shape must be 'text' or 'chat'; got {shape!r:.80}")

@@ -89,12 +89,12 @@ class TRLReward:
             raise TypeError(f"{where}: completions must be a list, one per completion; got {shown}")
         outputs = texts_of(completions)
         n = len(outputs)
-        labels = self._column(where, self.label, columns, n, needed=self.scorer.needs_label)
+        labels = self._column(where, self.label, columns, n, needed=self.scorer.needs_label, option="label")
         item = self.item
         if not self._reads_items or item is None:
             items: list[Any] = [None] * n
         elif isinstance(item, str):
-            items = list(self._column(where, item, columns, n, needed=True))
+            items = list(self._column(where, item, columns, n, needed=True, option="item"))
         else:
             if prompts is None:
                 items = [None] * n
@@ -105,7 +105,7 @@ class TRLReward:
         return items, outputs, labels
 
     @staticmethod
-    def _column(where: str, name: str, columns: dict[str, Any], n: int, *, needed: bool) -> Sequence[Any]:
+    def _column(where: str, name: str, columns: dict[str, Any], n: int, *, needed: bool, option: str) -> Sequence[Any]:
         values = columns.get(name)
         if values is None or name in _TRAINER_KEYWORDS:
             if not needed:
@@ -113,7 +113,7 @@ class TRLReward:
             given = sorted(k for k in columns if k not in _TRAINER_KEYWORDS)
             raise ValueError(
                 f"{where}: the dataset has no column {name!r} (the columns given are {given}); "
-                f"name the label's column with to_trl(..., label=COLUMN)"
+                f"name the {option}'s column with to_trl(..., {option}=COLUMN)"
             )
         if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) or len(values) != n:
             shown = len(values) if isinstance(values, Sequence) else type(values).__name__
