@@ -37,6 +37,15 @@ def async_trl_reward_of(judge: Judge) -> Callable[..., Any]:
     return judged
 
 
+def label_free_trl_reward_of(judge: Judge) -> Callable[..., list[float]]:
+    """A reference-free TRL reward (a format check): it has no label parameter, so from_trl needs no label."""
+
+    def judged(prompts: list[Any], completions: list[str], **kwargs: Any) -> list[float]:
+        return [judge(c, []) for c in completions]
+
+    return judged
+
+
 def run_trl(reward: Callable[..., Any], rows: list[Row]) -> Sequence[float | None]:
     """GRPOTrainer's rewards for rows of (item, output, label): the item the prompt, the label its column."""
     dataset = [{"prompt": item, "solution": label} for item, _, label in rows]
@@ -76,6 +85,7 @@ TRL = Adapter(
     native=trl_reward_of,
     native_async=async_trl_reward_of,
     to_recording=lambda scorer: to_trl(scorer, on_error="record"),
+    label_free=label_free_trl_reward_of,
 )
 VERL = Adapter(
     "verl",

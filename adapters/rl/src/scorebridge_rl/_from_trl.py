@@ -111,12 +111,13 @@ class TRLCall:
         if type(asked) is Score:
             return asked
         logs = _Logs()
-        return judge_each(
+        judged: Score | Awaitable[Score] = judge_each(
             self.name,
             asked,
             lambda solution: self.reward(**self._batch(item, asked.text, solution, logs)),
             lambda rewards: self._score(asked, rewards, logs),
         )
+        return judged
 
 
 def made_by_from_trl(scorer: Scorer) -> TRLCall | None:

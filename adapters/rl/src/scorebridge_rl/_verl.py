@@ -186,12 +186,13 @@ class VerlCall:
         asked = ask(self.name, output, label)
         if type(asked) is Score:
             return asked
-        return judge_each(
+        judged: Score | Awaitable[Score] = judge_each(
             self.name,
             asked,
             lambda truth: self.compute_score(**self._kwargs(item, asked.text, truth)),
             lambda result: self._score(asked, result),
         )
+        return judged
 
 
 def made_by_from_verl(scorer: Scorer) -> VerlCall | None:
