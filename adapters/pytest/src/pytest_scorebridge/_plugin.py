@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ._state import Records, active, pack, pop, push, unpack
+from ._state import Records, active, pack, pop, push, set_on_error, unpack
 
 if TYPE_CHECKING:
     from ._recorder import Recorder
@@ -42,6 +42,13 @@ _ON_ERRORS = ("raise", "record")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addini(
+        _ON_ERROR,
+        "what an exception raised by a scorer does in a test of @pytest.mark.scorebridge_cases: 'raise' "
+        "(the default: the test errors) or 'record' (the case's Score is wrong with failure kind 'error'); "
+        "the marker's on_error= wins",
+        default="raise",
+    )
     group = parser.getgroup("scorebridge", "scorebridge scores")
     group.addoption(
         "--scorebridge-report",
@@ -49,13 +56,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="write every score recorded in the run to PATH as JSONL, one score a line "
         "(test node id, scorer, the Score's fields)",
-    )
-    parser.addini(
-        _ON_ERROR,
-        "what an exception raised by a scorer does in a test of @pytest.mark.scorebridge_cases: 'raise' "
-        "(the default: the test errors) or 'record' (the case's Score is wrong with failure kind 'error'); "
-        "the marker's on_error= wins",
-        default="raise",
     )
 
 
@@ -92,23 +92,6 @@ def pytest_runtest_logfinish() -> None:
     records = active()
     if records is not None:
         records.current = None
-        records.on_error = "raise"
-
-
-def _on_error_option(config: pytest.Config) -> str:
-    value = str(config.getini(_ON_ERROR)).strip()
-    if value not in _ON_ERRORS:
-        raise pytest.UsageError(f"{_ON_ERROR}: must be 'raise' or 'record'; got {value!r}")
-    return value
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_setup(item: pytest.Item) -> None:
-    # A case test's on_error, set before its fixtures run: its marker's, else the ini option's
-    records = active()
-    marker = item.get_closest_marker(MARKER)
-    if records is not None and marker is not None:
-        records.on_error = marker.kwargs.get("on_error") or _on_error_option(item.config)
 
 
 @pytest.fixture
@@ -151,6 +134,27 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     except CaseFileError as exc:
         raise pytest.Collector.CollectError(f"{exc}\n  (the case file of {where})") from None
     metafunc.parametrize("case", [row for _, row in cases], ids=[case_id for case_id, _ in cases])
+
+
+def _on_error_option(config: pytest.Config) -> str:
+    value = str(config.getini(_ON_ERROR)).strip()
+    if value not in _ON_ERRORS:
+        raise pytest.UsageError(f"{_ON_ERROR}: must be 'raise' or 'record'; got {value!r}")
+    return value
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Any:
+    # A case test's on_error while its body runs: its marker's, else the ini option's
+    marker = item.get_closest_marker(MARKER)
+    if marker is None:
+        yield
+        return
+    before = set_on_error(marker.kwargs.get("on_error") or _on_error_option(item.config))
+    try:
+        yield
+    finally:
+        set_on_error(before)
 
 
 def _report_path(config: pytest.Config) -> Path | None:

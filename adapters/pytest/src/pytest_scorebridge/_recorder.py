@@ -8,13 +8,12 @@ from typing import Any, final
 from scorebridge import Score, Scorer
 from scorebridge.kit import raised_score
 
-from ._state import Records, active
+from ._state import Records, active, on_error
 
 __all__ = [
     "Recorder",
     "ascore_batch",
     "note",
-    "on_error",
     "require_scorer",
     "score_batch",
     "score_one",
@@ -31,12 +30,6 @@ def require_scorer(where: str, scorer: Any) -> Scorer:
             f"or scorebridge.scorer(fn) around a function); got {type(scorer).__name__}"
         )
     return scorer
-
-
-def on_error() -> str:
-    """What a scorer's exception does in the test running now: "record" in a case test so set, else "raise"."""
-    records = active()
-    return "raise" if records is None else records.on_error
 
 
 def score_one(scorer: Scorer, item: Any, output: Any, label: Any) -> Score:
