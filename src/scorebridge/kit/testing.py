@@ -573,6 +573,27 @@ def _forward_checks(a: Adapter) -> list[Check]:
         Check(f"{a.name}: to_harness: an async scorer", counts_async),
         Check(f"{a.name}: to_harness: an exception names the scorer", raises),
     ]
+    if a.carries_objects:
+
+        def hostile() -> None:
+            assert a.to_harness is not None and a.run is not None
+            check = a.to_harness(exact())
+            for value in hostile_values():
+                for row in (("q", value, "Paris"), ("q", "Paris", value)):
+                    try:
+                        got = list(a.run(check, [row]))
+                    except ScorerContractError:
+                        continue
+                    except Exception as exc:
+                        raise ConformanceError(
+                            f"{a.name}: hostile values through the harness: a value that cannot be read is a "
+                            f"ScorerContractError naming the scorer; {type(value).__name__} raised "
+                            f"{type(exc).__name__}: {str(exc)[:200]}"
+                        ) from exc
+                    if len(got) != 1 or not (got[0] is None or isinstance(got[0], (int, float))):
+                        raise ConformanceError(f"{a.name}: hostile values: the harness counted {got!r:.80}")
+
+        found.append(Check(f"{a.name}: to_harness: hostile values", hostile))
     if _short_scorer is not None:  # this scorebridge has scorers that need no label
         found.append(Check(f"{a.name}: to_harness: a scorer that needs no label", counts_label_free))
     if a.to_recording is not None:

@@ -62,7 +62,7 @@ def from_dspy(
     with a `failure_kind` element or `ok` False) is recorded wrong for that
     reason without calling the metric (the protocol's pre-sorting, as `exact()`
     does); an output object with an `answer` (else `text`) element is handed
-    to the metric as that text; one with no text (None, "", a list) and
+    to the metric as that element, as it is; one with no text (None, "", a list) and
     NOT_IN_DOCUMENT are left to the metric, and when it scores them below
     the threshold the Score keeps the kind `exact()` gives them,
     parse_failure or not_in_document (`kit.verdict`). The label is the

@@ -49,7 +49,6 @@ _ITEM_FIELD: Final = "question"
 _REASONING: Final = "reasoning"  # the field dspy.ChainOfThought adds before a signature's outputs
 _DSPY: Final = "dspy_"  # the prefix of DSPy's own fields in an Example, which Example.keys() hides
 _NOT_OUTPUTS: Final = frozenset({_REASONING})
-_TEXT: Final = object()  # `_read`'s marker: the prediction holds the output's text, once `ask` has read it
 _MESSAGE_LIMIT: Final = 500  # characters of an exception's message kept in a recorded error's explanation
 
 Example = dspy.Example
@@ -395,7 +394,7 @@ class MetricCall(_Shared):
         native = NATIVE.native(item, output, label)
         if native is not None:  # a scorer run by to_dspy passed on what it read: DSPy's own objects
             example, pred = native
-            shown, outcome = output, _outcome(output)
+            shown, outcome = output, _outcome(_text_element(output))
         else:
             label_field = self.label_field or _label_field_of(item, label)
             output_field = self.output_field or label_field
@@ -406,18 +405,14 @@ class MetricCall(_Shared):
             if isinstance(output, Prediction):
                 pred, shown = output, fields(output).get(output_field)
             else:
-                # the metric sees the output as given when it is text, a number or None; an output object its
-                # text (its answer or text element), as every scorer reads it
-                given = _TEXT if _has_text(output) else output
-                pred, shown = given, output
+                # an output object's text is its answer (else text) element, handed to the metric as it is
+                pred, shown = _text_element(output), output
             outcome = None
         # the protocol's pre-sorting, and no label: the metric not asked; the label is the metric's to read
         asked = ask(self.name, shown, label, read_label=False)
         if type(asked) is not Ask:
             return asked  # type: ignore[return-value]  # a Score
-        if pred is _TEXT:
-            pred = Prediction(**{output_field: asked.text})
-        elif not isinstance(pred, Example):
+        if not isinstance(pred, Example):
             pred = Prediction(**{output_field: pred})
         if native is None:
             outcome = _outcome(fields(pred).get(output_field))
@@ -484,11 +479,19 @@ def _label_field_of(item: Any, label: Any) -> str:
     return _DEFAULT_FIELD
 
 
-def _has_text(output: Any) -> bool:
-    """True for an output object whose text is an element of it (`answer`, else `text`), as every scorer reads it."""
-    if output is None or isinstance(output, (str, bytes, list, tuple, set, frozenset)) or is_number(output):
-        return False
-    return element(output, "answer") is not None or element(output, "text") is not None
+def _text_element(output: Any) -> Any:
+    """An output object's text as the protocol reads it: its `answer` element, else its `text` element (mapping
+    key or attribute); the output itself when it has neither (a string, a number, None, a list ...).
+
+    A DSPy metric reads `pred.answer` as the answer itself: handed an object holding one, `answer_exact_match`
+    once raised TypeError inside its normalising, where `exact()` and every other reader take its text.
+    """
+    if isinstance(output, (str, Prediction)) or is_number(output) or is_missing(output):
+        return output
+    found = element(output, "answer")
+    if found is None:
+        found = element(output, "text")
+    return output if found is None else found
 
 
 def _outcome(answer: Any) -> str | None:
