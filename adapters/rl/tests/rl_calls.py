@@ -70,7 +70,7 @@ def call_as_trl(
     kwargs["trainer_state"] = object()
     kwargs["log_extra"] = logs.log_extra
     kwargs["log_metric"] = logs.log_metric
-    ids = [list(range(len(str(c)))) for c in completions]
+    ids = [[0, 1, 2] for _ in completions]  # token ids: TRL always passes them; these rewards read none
     if inspect.iscoroutinefunction(reward) or inspect.iscoroutinefunction(type(reward).__call__):
         owned = loop is None
         loop = loop or TRLLoop()
