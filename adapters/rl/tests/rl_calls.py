@@ -111,3 +111,16 @@ def call_as_verl(compute_score: Callable[..., Any], samples: list[dict[str, Any]
             assert "score" in result
         results.append(result)
     return results
+
+
+def call_as_verl_batch(compute_score: Callable[..., Any], samples: list[dict[str, Any]]) -> list[Any]:
+    """What verl's batch reward manager gets from `compute_score`: one call for the batch, by keyword."""
+    extras = [{**sample.get("extra_info", {}), "rollout_reward_scores": {}} for sample in samples]
+    results = compute_score(
+        data_sources=[sample.get("data_source", "openai/gsm8k") for sample in samples],
+        solution_strs=[sample["response"] for sample in samples],
+        ground_truths=[sample["ground_truth"] for sample in samples],
+        extra_infos=extras,
+    )
+    assert len(results) == len(samples)
+    return list(results)

@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import re
+import time
 from typing import Any
 
 import pytest
-from rl_calls import call_as_verl
+from rl_calls import call_as_verl, call_as_verl_batch
 
 import scorebridge as sb
 from scorebridge.testing import FakeGrader
@@ -142,3 +143,31 @@ def test_from_verl_names_a_compute_score_by_its_module() -> None:
         return 1.0
 
     assert from_verl(compute_score).name == "test_verl"
+
+
+def test_the_batch_function_gives_the_one_response_functions_dicts() -> None:
+    samples = [
+        {"response": r, "ground_truth": g, "extra_info": {"question": "q"}}
+        for r, g in [("Paris", "Paris"), ("Lyon", "Paris"), ("", "Paris"), ("Paris", None)]
+    ]
+    assert call_as_verl_batch(to_verl(sb.exact(), batch=True), samples) == call_as_verl(to_verl(sb.exact()), samples)
+
+
+def test_the_batch_function_asks_a_grader_about_the_responses_side_by_side() -> None:
+    grader = FakeGrader("GRADE: C", delay=0.02, asynchronous=True)
+    samples = [{"response": str(i), "ground_truth": str(i), "extra_info": {"question": f"q{i}"}} for i in range(16)]
+    start = time.perf_counter()
+    results = call_as_verl_batch(to_verl(sb.model_graded_qa(grader), batch=True, concurrency=8), samples)
+    assert [r["score"] for r in results] == [1.0] * 16
+    assert grader.max_in_flight == 8
+    assert time.perf_counter() - start < 16 * 0.02 / 2
+
+
+def test_the_batch_function_records_a_raising_scorer_by_default() -> None:
+    @sb.scorer
+    def broken(item: Any, output: str, label: str) -> bool:
+        raise RuntimeError("down")
+
+    [result] = call_as_verl_batch(to_verl(broken, batch=True), [{"response": "a", "ground_truth": "a"}])
+    assert (result["score"], result["failure_kind"]) == (0.0, "error")
+    assert from_verl(to_verl(broken, batch=True)) is broken

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Final
 
 from scorebridge import FAILURE_KINDS, Score, Scorer, ScorerContractError
@@ -25,7 +25,7 @@ from scorebridge.kit import (
 from ._asking import reward_value
 from ._batch import OnError
 
-__all__ = ["VerlCall", "VerlReward", "from_verl", "to_verl"]
+__all__ = ["VerlBatchReward", "VerlCall", "VerlReward", "from_verl", "to_verl"]
 
 _SCORE: Final = "score"
 _KIND: Final = "failure_kind"
@@ -98,7 +98,42 @@ class AsyncVerlReward(VerlReward):
         return _score_dict(score)
 
 
-def to_verl(scorer: Scorer, *, on_error: OnError = "record") -> Callable[..., Any]:
+class VerlBatchReward(VerlReward):
+    """The `compute_score` function `to_verl(batch=True)` gives, for verl's batch reward manager:
+    `compute_score(data_sources, solution_strs, ground_truths, extra_infos, **kwargs) -> list[dict]`.
+
+    The batch is scored with `Scorer.score_many`: `concurrency` responses at a
+    time for a scorer that waits (an async or a blocking grader), inline for a
+    fast one.
+    """
+
+    def __init__(self, scorer: Scorer, on_error: OnError, concurrency: int) -> None:
+        super().__init__(scorer, on_error)
+        self.concurrency = concurrency
+
+    def __call__(  # type: ignore[override]
+        self,
+        data_sources: Sequence[Any] | None = None,
+        solution_strs: Sequence[Any] | None = None,
+        ground_truths: Sequence[Any] | None = None,
+        extra_infos: Sequence[Any] | None = None,
+        **kwargs: Any,
+    ) -> list[dict[str, Any]]:
+        if solution_strs is None or ground_truths is None:
+            raise TypeError(
+                f"to_verl({self.scorer.name}, batch=True): called without solution_strs and ground_truths, "
+                "as verl's batch reward manager calls it; to_verl(scorer) is the one-response function"
+            )
+        items = list(extra_infos) if extra_infos is not None else None
+        scores = self.scorer.score_many(
+            items, solution_strs, ground_truths, concurrency=self.concurrency, on_error=self.on_error
+        )
+        return [_score_dict(score) for score in scores]
+
+
+def to_verl(
+    scorer: Scorer, *, on_error: OnError = "record", batch: bool = False, concurrency: int = 16
+) -> Callable[..., Any]:
     """A `compute_score` function for verl's `custom_reward_function` that scores each response with `scorer`.
 
     verl calls `compute_score(data_source=, solution_str=, ground_truth=,
@@ -120,6 +155,13 @@ def to_verl(scorer: Scorer, *, on_error: OnError = "record") -> Callable[..., An
     Nothing of verl is imported. `from_verl(to_verl(s))` is `s`. Save it in a
     file of yours as `compute_score = to_verl(scorer)` and point
     `custom_reward_function.path` at that file.
+
+    With `batch=True` the function takes verl's batch reward manager's
+    convention instead (`reward_manager: batch`): `compute_score(data_sources=,
+    solution_strs=, ground_truths=, extra_infos=)`, one dict per response, the
+    batch scored with `Scorer.score_many`, `concurrency` at a time (a
+    model-graded scorer asks its grader about the responses side by side,
+    where the one-response function asks about one after another).
     """
     if not isinstance(scorer, Scorer):
         raise TypeError(f"to_verl: expected a scorebridge Scorer; got {type(scorer).__name__}")
@@ -128,6 +170,12 @@ def to_verl(scorer: Scorer, *, on_error: OnError = "record") -> Callable[..., An
         return call.compute_score  # a round trip is the identity
     if on_error not in ("raise", "record"):
         raise ValueError(f"to_verl({scorer.name}): on_error must be 'raise' or 'record'; got {on_error!r:.80}")
+    if batch not in (True, False):
+        raise TypeError(f"to_verl({scorer.name}): batch must be True or False; got {batch!r:.80}")
+    if type(concurrency) is not int or concurrency < 1:
+        raise ValueError(f"to_verl({scorer.name}): concurrency must be a whole number, at least 1; got {concurrency!r}")
+    if batch:
+        return VerlBatchReward(scorer, on_error, concurrency)
     return (AsyncVerlReward if scorer.is_async else VerlReward)(scorer, on_error)
 
 
