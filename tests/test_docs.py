@@ -133,6 +133,7 @@ def missing_harness(block: Block) -> str | None:
         "dspy": ("dspy",),
         "ray": ("import ray", "scorebridge_ray", "--engine ray"),
         "pydantic_evals": ("pydantic_evals", "scorebridge_pydantic_evals"),
+        "trl": ("from trl", "import trl"),  # TRL needs torch: only the RL lane of .ci/run has it
     }
     for harness, marks in uses.items():
         if any(mark in block.code for mark in marks) and importlib.util.find_spec(harness) is None:

@@ -672,3 +672,27 @@ def test_a_label_free_scorer_in_the_pytest_plugin(
     assert five == (
         REFERENCE_EXPECTED if reference_based else {**SHORT_EXPECTED, "accuracy": pytest.approx(2 / 3, abs=5e-4)}
     )
+
+
+# --- the RL reward (scorebridge_rl) -----------------------------------------------------------------
+
+
+def test_the_rl_reward(graded: sb.Scorer) -> None:
+    # to_trl(graded) called as GRPOTrainer calls it: TRL's mean is over the rewards that are not None, and the
+    # failure kinds reach its logs as shares of the scored completions (log_metric)
+    from scorebridge_rl import to_trl
+
+    metrics: dict[str, float] = {}
+    rewards = to_trl(graded)(
+        prompts=ITEMS,
+        completions=[output for output, _ in ROWS],
+        completion_ids=[[] for _ in ROWS],
+        solution=[label for _, label in ROWS],
+        trainer_state=None,
+        log_extra=lambda column, values: None,
+        log_metric=metrics.__setitem__,
+    )
+    scored = [r for r in rewards if r is not None]
+    kinds = {kind: round(metrics[f"rewards/graded/{kind}"] * len(scored)) for kind in sb.FAILURE_KINDS}
+    assert _counts(len(scored), sum(scored) / len(scored), kinds) == EXPECTED
+    assert metrics["rewards/graded/unscored"] == pytest.approx(2 / 11)

@@ -187,7 +187,7 @@ def _short_fn(item: Any, output: Any, label: Any) -> Any:
 
 _LABEL_FREE_CORE = "needs_label" in inspect.signature(Scorer).parameters
 """Whether this scorebridge's Scorer takes needs_label (the label-free checks need it)."""
-_short_scorer = Scorer("conformance_short", _short_fn, needs_label=False) if _LABEL_FREE_CORE else None  # type: ignore[call-arg]
+_short_scorer = Scorer("conformance_short", _short_fn, needs_label=False) if _LABEL_FREE_CORE else None  # type: ignore[call-arg,unused-ignore]
 
 LABEL_FREE: tuple[tuple[Row, tuple[Any, Any, Any]], ...] = (
     ((None, "Paris", None), (True, None, 1.0)),
