@@ -66,7 +66,7 @@ def test_the_command_line_hands_a_rows_input_to_the_scorer(tmp_path: Path) -> No
     command = [sys.executable, "-m", "scorebridge", "score", str(data), "--scorer", f"{scorer_file}@echo_item"]
     done = subprocess.run([*command, "--out", str(out)], capture_output=True, text=True, check=False, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert '"outcome": "I"' in out.read_text(encoding="utf-8")
+    assert '"echo_item.outcome": "I"' in out.read_text(encoding="utf-8")
 
 
 # --- one reader of data files: the CLI and the pytest plugin word every problem alike ------------------

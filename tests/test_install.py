@@ -19,7 +19,16 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-HARNESSES = {"inspect": "inspect-ai", "dspy": "dspy", "pytest": "pytest", "ray": "ray"}
+HARNESSES = {
+    "inspect": "inspect-ai",
+    "dspy": "dspy",
+    "pytest": "pytest",
+    "ray": "ray",
+    "mlflow": "mlflow",
+    "pydantic-evals": "pydantic-evals",
+}
+# TRL needs torch, which the package index serves as a CUDA build of several GB: its extra stays out of `all`.
+OUTSIDE_ALL = {"trl": "trl"}
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +49,16 @@ def _read(wheel: zipfile.ZipFile, suffix: str) -> str:
 
 def test_the_wheel_holds_every_import_package_typed(wheel: zipfile.ZipFile) -> None:
     tops = {name.split("/")[0] for name in wheel.namelist() if not name.split("/")[0].endswith(".dist-info")}
-    assert tops == {"scorebridge", "scorebridge_inspect", "scorebridge_dspy", "pytest_scorebridge", "scorebridge_ray"}
+    assert tops == {
+        "scorebridge",
+        "scorebridge_inspect",
+        "scorebridge_dspy",
+        "pytest_scorebridge",
+        "scorebridge_ray",
+        "scorebridge_mlflow",
+        "scorebridge_pydantic_evals",
+        "scorebridge_rl",
+    }
     assert {f"{top}/py.typed" for top in tops} <= set(wheel.namelist())
 
 
@@ -57,13 +75,17 @@ def test_the_command_the_plugin_and_the_inspect_entry_point_ship_in_it(wheel: zi
 
 def test_each_extra_brings_its_harness_and_nothing_that_is_not_published(wheel: zipfile.ZipFile) -> None:
     metadata = Parser().parsestr(_read(wheel, "METADATA"))
-    assert set(metadata.get_all("Provides-Extra") or []) == {*HARNESSES, "all"}
+    assert set(metadata.get_all("Provides-Extra") or []) == {*HARNESSES, *OUTSIDE_ALL, "all"}
     requires = metadata.get_all("Requires-Dist") or []
     names = {req.split(";")[0].split("[")[0].split("<")[0].split(">")[0].split("=")[0].strip() for req in requires}
-    assert names <= {"regex", "tqdm", "pyyaml", "anyio", *HARNESSES.values()}  # no sibling distribution
+    # no sibling distribution
+    assert names <= {"regex", "tqdm", "pyyaml", "anyio", *HARNESSES.values(), *OUTSIDE_ALL.values()}
     for extra, harness in HARNESSES.items():
         assert any(r.startswith(harness) and f"extra == '{extra}'" in r for r in requires), extra
         assert any(r.startswith(harness) and "extra == 'all'" in r for r in requires), extra
+    for extra, harness in OUTSIDE_ALL.items():
+        assert any(r.startswith(harness) and f"extra == '{extra}'" in r for r in requires), extra
+        assert not any(r.startswith(harness) and "extra == 'all'" in r for r in requires), extra
 
 
 def test_the_version_is_the_one_in_pyproject(wheel: zipfile.ZipFile) -> None:

@@ -497,7 +497,7 @@ def probe_file(tmp_path: Path) -> Path:
 
 
 def _received(out: Path) -> list[str]:
-    return [json.loads(line)["score"]["outcome"] for line in out.read_text(encoding="utf-8").splitlines()]
+    return [json.loads(line)["probe.outcome"] for line in out.read_text(encoding="utf-8").splitlines()]
 
 
 def test_the_command_line_hands_a_csv_label_as_declared_and_a_blank_cell_as_none(
@@ -542,7 +542,7 @@ def test_the_command_line_hands_a_stdin_label_as_declared(probe_file: Path) -> N
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    received = [json.loads(line)["score"]["outcome"] for line in done.stdout.splitlines() if line.startswith("{")]
+    received = [json.loads(line)["probe.outcome"] for line in done.stdout.splitlines() if line.startswith("{")]
     assert received[:2] == ["1.0", "None"]
 
 
