@@ -141,3 +141,8 @@ def test_the_pytest_harness_loads_no_plugin_but_scorebridges(tmp_path: Path) -> 
     )
     done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=600)
     assert (done.returncode, done.stdout.strip()) == (0, "21 []"), done.stderr[-2000:]
+
+
+def test_the_scorer_names_shown_before_the_imports_are_the_demos() -> None:
+    # the first progress line counts the scorers before Inspect AI and DSPy are imported (it once said "3" as text)
+    assert tuple(_demo.demo_scorers()) == _demo.DEMO_SCORERS

@@ -286,6 +286,14 @@ def test_a_reply_ending_on_the_prompts_own_verdict_lines_is_the_graders_failure(
     assert score.metadata["grader_failed"] == "the reply's last verdict line is copied from the prompt"
 
 
+def test_a_reply_holding_the_whole_instructions_is_unscored_whatever_verdict_follows() -> None:
+    # the whole-prompt and whole-instructions checks come before the verdict is read (docs/model_graded.md)
+    rules = "Reply with GRADE: C when the answer is right. Otherwise reply with:\nGRADE: I"
+    grader = FakeGrader(lambda prompt: rules + "\nThe answer names Paris.\nGRADE: C")
+    score = sb.model_graded_qa(grader, instructions=rules)(QUESTION, "Paris", "Paris")
+    assert score.metadata["grader_failed"] == "the reply repeats the prompt's instructions"
+
+
 def test_a_verdict_line_alone_is_the_graders_own_even_when_the_prompt_lists_it() -> None:
     # "GRADE: I" is what a grader writes: the same line in the template's list does not make it a copy
     score = sb.model_graded_qa(FakeGrader("The answer is Lyon.\nGRADE: I"), template=VERDICT_LINES)(

@@ -100,3 +100,4 @@ def _publish(value: object) -> None:
 
 for _name in __all__:
     _publish(globals().get(_name))
+del _name

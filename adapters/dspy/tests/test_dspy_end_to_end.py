@@ -212,10 +212,11 @@ def test_gepa_runs_with_the_metric_and_its_feedback_names_the_failure_kind() -> 
     assert reflected, "GEPA never asked for feedback"
     assert set(reflected) <= {
         "correct",
-        "refusal: the answer refused; expected 'Rome'",
+        # a refusal has no outcome: the feedback quotes what the model answered (it once showed nothing)
+        "refusal: the answer refused; answered 'I cannot say.'; expected 'Rome'",
         "wrong: answered 'barcelona'; expected 'Madrid'",
     }
-    assert "refusal: the answer refused; expected 'Rome'" in reflected
+    assert "refusal: the answer refused; answered 'I cannot say.'; expected 'Rome'" in reflected
 
 
 def test_simba_scores_candidates_with_the_metric() -> None:

@@ -56,10 +56,11 @@ def feedback_text(score: Score, label: Any, output: Any = _NO_OUTPUT) -> str:
     The line starts with the verdict, "correct", the failure kind ("refusal",
     "wrong", ...) or "unscored", then a colon and the details, separated by
     "; ": the scorer's explanation; for a wrong output the answer the scorer
-    saw ("answered 'Lyon'"; when the scorer saw no text, a parse failure say, what
-    the model answered: `output`, its answer or text element for an object,
-    "answered nothing" for none, unless the explanation says so) and the label ("expected 'Paris'", or "expected one
-    of 'Paris', 'paris city'" for several accepted answers); for an unscored
+    saw ("answered 'Lyon'"; when the scorer saw no text, a parse failure or a
+    refusal say, what the model answered: `output`, its answer or text element
+    for an object, "answered nothing" for none unless the explanation says so)
+    and the label ("expected 'Paris'", or "expected one of 'Paris', 'paris
+    city'" for several accepted answers); for an unscored
     one its failure kind, if any; the value when it is partial credit ("score
     0.5"). A correct output with nothing more to say is just "correct". Quoted
     outputs and labels are cut at 200 characters; the explanation is kept whole.
