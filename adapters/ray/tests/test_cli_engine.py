@@ -183,6 +183,17 @@ def test_the_command_scores_a_parquet_file_on_a_ray_it_starts(tmp_path: Path) ->
     assert pq.read_table(out).column("exact.correct").to_pylist() == [True, True, False, False, None]
 
 
+def test_the_command_takes_several_scorers_on_error_and_concurrency_with_ray(tmp_path: Path) -> None:
+    source = write_jsonl(tmp_path / "data.jsonl", ROWS)
+    env = {name: value for name, value in os.environ.items() if name != "RAY_ADDRESS"}
+    command = [*CLI, "score", str(source), "--scorer", "exact", "--scorer", "detect_match", "--engine", "ray"]
+    command += ["--on-error", "record", "--concurrency", "4", "--format", "json"]
+    done = subprocess.run(command, capture_output=True, text=True, check=False, env=env, timeout=240)
+    assert done.returncode == 0, done.stderr
+    summaries = [json.loads(line) for line in done.stdout.splitlines()]
+    assert summaries == [local_summary(source, s).as_dict() for s in (sb.exact(), sb.detect_match())]
+
+
 def test_importing_the_command_line_imports_no_ray() -> None:
     # The CLI imports the Ray engine only for --engine ray: `scorebridge list` must not pay for Ray.
     code = "import sys, scorebridge._cli.main; print(sorted(m for m in ('ray', 'pyarrow') if m in sys.modules))"
