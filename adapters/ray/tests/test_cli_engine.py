@@ -183,6 +183,17 @@ def test_the_command_scores_a_parquet_file_on_a_ray_it_starts(tmp_path: Path) ->
     assert pq.read_table(out).column("exact.correct").to_pylist() == [True, True, False, False, None]
 
 
+def test_the_command_takes_several_scorers_on_error_and_concurrency_with_ray(tmp_path: Path) -> None:
+    source = write_jsonl(tmp_path / "data.jsonl", ROWS)
+    env = {name: value for name, value in os.environ.items() if name != "RAY_ADDRESS"}
+    command = [*CLI, "score", str(source), "--scorer", "exact", "--scorer", "detect_match", "--engine", "ray"]
+    command += ["--on-error", "record", "--concurrency", "4", "--format", "json"]
+    done = subprocess.run(command, capture_output=True, text=True, check=False, env=env, timeout=240)
+    assert done.returncode == 0, done.stderr
+    summaries = [json.loads(line) for line in done.stdout.splitlines()]
+    assert summaries == [local_summary(source, s).as_dict() for s in (sb.exact(), sb.detect_match())]
+
+
 def test_importing_the_command_line_imports_no_ray() -> None:
     # The CLI imports the Ray engine only for --engine ray: `scorebridge list` must not pay for Ray.
     code = "import sys, scorebridge._cli.main; print(sorted(m for m in ('ray', 'pyarrow') if m in sys.modules))"
@@ -258,3 +269,32 @@ def test_two_scorers_give_a_summary_each_and_columns_each(tmp_path: Path) -> Non
     table = pq.read_table(out)
     assert table.column("exact.grade").to_pylist() == ["C", "C", "I", "I", "N"]
     assert table.column("echo_item.grade").to_pylist() == ["C", "I", "I", "I", "N"]
+
+
+@sb.scorer
+def words(item: Any, output: Any, label: Any) -> str:
+    """A grade no rule reads on two rows of ROWS ("maybe", "yes"), a readable one on the others."""
+    return {"4": "C", "01": "maybe"}.get(output, "yes" if output == " paris " else "I")
+
+
+def test_an_unreadable_grade_is_said_once_with_the_count_and_first_line_as_locally(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from scorebridge._cli.main import main
+
+    (tmp_path / "words.py").write_text(
+        "from scorebridge import scorer\n\n\n@scorer\ndef words(item, output, label):\n"
+        "    return {'4': 'C', '01': 'maybe', ' paris ': 'yes'}.get(output, 'I')\n",
+        encoding="utf-8",
+    )
+    source = write_jsonl(tmp_path / "data.jsonl", ROWS)
+    command = ["score", str(source), "--scorer", f"{tmp_path}/words.py@words", "--out", str(tmp_path / "local.jsonl")]
+    main(command)
+    local = capsys.readouterr().err
+    main([*command[:-1], str(tmp_path / "ray.jsonl"), "--engine", "ray"])
+    on_ray = capsys.readouterr().err
+    said = f"scorebridge score: words returned a grade no rule reads on 2 rows (the first: {source}:2, 'yes')"
+    assert [line for line in on_ray.splitlines() if "returned a grade" in line] == local.splitlines()
+    assert local.startswith(said)
+    written = [json.loads(line)["words.metadata"] for line in (tmp_path / "ray.jsonl").read_text().splitlines()]
+    assert written == ["{}"] * 5  # the mark that carried it is not written

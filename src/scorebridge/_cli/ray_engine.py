@@ -21,7 +21,9 @@ each scorer's `SCORER.FIELD` columns: `scorebridge._runner.scored`), one file
 as the scored rows stream back in the input's order. Several scorers are one
 `score_dataset` stage each, so each row is read once. A scorer's exception is
 recorded in every actor and, with --on-error raise, named by the first row's
-line once the rows are scored (Ray cannot say which line a failed task held).
+line once the rows are scored (Ray cannot say which line a failed task held);
+a grade no rule reads is marked there too, and said once per scorer with the
+count and the first line, as the local engine says it.
 
 Ray's `uv run` integration is turned off for this process (unless you set
 RAY_ENABLE_UV_RUN_RUNTIME_ENV yourself): under `uv run` it would copy the working
@@ -35,9 +37,11 @@ import os
 os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")  # read when Ray is imported, just below
 
 import argparse
+import contextvars
 import functools
 import json
 import sys
+import warnings
 from array import array
 from collections.abc import Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any, Final, cast
@@ -56,6 +60,7 @@ from .._runner.scored import LINE, taken_columns, unique_names
 from .._runner.summary import Summary
 from .load import describe
 from .main import DEFAULT_CONCURRENCY, ITEM_FIELDS
+from .score import grade_line
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -162,7 +167,7 @@ def _raised(exc: BaseException) -> str:
     return lines[-1] if lines else type(exc).__name__
 
 
-def _numbered(ds: Dataset, lines: Sequence[int] | None) -> Iterator[pa.Table]:
+def _numbered(ds: Dataset, names: Sequence[str], lines: Sequence[int] | None) -> Iterator[pa.Table]:
     """The batches of `ds` in order, each with the rows' `line` first (the file's lines, else 1, 2, ...)."""
     import pyarrow as pa
 
@@ -172,7 +177,7 @@ def _numbered(ds: Dataset, lines: Sequence[int] | None) -> Iterator[pa.Table]:
         n = batch.num_rows
         numbers = lines[done : done + n] if lines is not None else range(done + 1, done + n + 1)
         done += n
-        yield batch.add_column(0, LINE, pa.array(numbers, type=pa.int64()))
+        yield _unmarked(batch, names).add_column(0, LINE, pa.array(numbers, type=pa.int64()))
 
 
 def _write_jsonl(batches: Iterator[pa.Table], f: IO[str]) -> None:
@@ -181,9 +186,9 @@ def _write_jsonl(batches: Iterator[pa.Table], f: IO[str]) -> None:
             f.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
 
 
-def _write(ds: Dataset, lines: Sequence[int] | None, out: str, fmt: str) -> None:
+def _write(ds: Dataset, names: Sequence[str], lines: Sequence[int] | None, out: str, fmt: str) -> None:
     """The rows of `ds` to one file, as they stream in (the driver holds one batch at a time)."""
-    batches = _numbered(ds, lines)
+    batches = _numbered(ds, names, lines)
     if out == "-":
         _write_jsonl(batches, sys.stdout)
         return
@@ -203,60 +208,128 @@ def _write(ds: Dataset, lines: Sequence[int] | None, out: str, fmt: str) -> None
 
 _RAISED: Final = "scorebridge.raised"
 """The metadata key of a Score recorded for an exception under --on-error raise (found, then reported)."""
+_GRADE: Final = "scorebridge.unread_grade"
+"""The metadata key of a Score whose scorer returned a grade no rule reads (counted, said once, then dropped)."""
+_MARK: Final = "scorebridge."
+"""What both keys start with: the text a metadata column is searched for."""
+
+_seen: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("scorebridge_ray_grades", default=None)
 
 
-def _marking(shipped: bytes, what: str) -> Scorer:
-    """In each actor: the shipped scorer, its exceptions recorded with the exception named in `_RAISED`.
+def _catch_grades() -> None:
+    """In an actor: the core's "unrecognised grade" warnings kept for the call that raised them (`_seen`)."""
+    previous = warnings.showwarning
+    if getattr(previous, "scorebridge", False):
+        return
 
-    So that the driver can name the first row that raised by its line, which Ray cannot: the rows are
-    scored in batches on actors, and a failed task names neither.
+    def show(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+        seen = _seen.get()
+        if seen is None or not str(message).startswith("unrecognised grade"):
+            previous(message, category, *args, **kwargs)
+            return
+        seen.append(str(message).removeprefix("unrecognised grade ").partition(";")[0])
+
+    show.scorebridge = True  # type: ignore[attr-defined]
+    warnings.filterwarnings("always", message="unrecognised grade", category=UserWarning)
+    warnings.showwarning = show
+
+
+def _marked(score: Score, key: str, said: str) -> Score:
+    metadata = {**score.metadata, key: said}
+    return Score(score.correct, score.outcome, score.failure_kind, score.value, score.explanation, metadata)
+
+
+def _marking(shipped: bytes, what: str, record: bool) -> Scorer:
+    """In each actor: the shipped scorer, with its exceptions and unreadable grades marked in the metadata.
+
+    An exception is recorded (`raised_score`); under --on-error raise it is also named in `_RAISED`, so the
+    driver can name the first row that raised by its line, which Ray cannot (the rows are scored in batches
+    on actors, and a failed task names neither). A grade no rule reads is named in `_GRADE`, so the driver
+    says it once per scorer with the count and the first line, as the local engine does. The driver drops
+    both keys before --out is written.
     """
     from scorebridge_ray._ship import unpack
 
     scorer = unpack(shipped, what)
     name = scorer.name
+    _catch_grades()
 
     def error(exc: Exception, label: Any) -> Score:
         score = raised_score(name, exc, label)
-        marked = {_RAISED: describe(exc)}
-        return Score(score.correct, score.outcome, score.failure_kind, score.value, score.explanation, marked)
+        return score if record else _marked(score, _RAISED, describe(exc))
+
+    def read(score: Score, seen: list[str]) -> Score:
+        return _marked(score, _GRADE, seen[0]) if seen else score
 
     fn: Any
     if scorer.is_async:
 
-        async def mark_errors_async(item: Any, output: Any, label: Any) -> Any:
+        async def mark_async(item: Any, output: Any, label: Any) -> Any:
+            seen: list[str] = []
+            _seen.set(seen)
             try:
-                return await scorer.acall(item, output, label)
+                return read(await scorer.acall(item, output, label), seen)
             except Exception as exc:
                 return error(exc, label)
 
-        fn = mark_errors_async
+        fn = mark_async
     else:
 
-        def mark_errors(item: Any, output: Any, label: Any) -> Any:
+        def mark(item: Any, output: Any, label: Any) -> Any:
+            seen: list[str] = []
+            token = _seen.set(seen)
             try:
-                return scorer(item, output, label)
+                return read(scorer(item, output, label), seen)
             except Exception as exc:
                 return error(exc, label)
+            finally:
+                _seen.reset(token)
 
-        fn = mark_errors
-    return Scorer(name, fn, scorer.options, recorded=True)
+        fn = mark
+    return Scorer(name, fn, scorer.options, recorded=True, fast=scorer.fast)  # a fast one stays inline
 
 
-def _first_raised(ds: Dataset, names: Sequence[str], scorers: Sequence[Scorer], lines: Sequence[int] | None) -> None:
-    """Under --on-error raise: the first row (in the input's order) a scorer raised on, as a RowError."""
+def _marks(ds: Dataset, names: Sequence[str], lines: Sequence[int] | None) -> list[tuple[int, str, dict[str, Any]]]:
+    """The marked rows of every scorer, in the input's order: (line, scorer's name, the marks)."""
+    import pyarrow.compute as pc
+
     columns = [f"{name}.metadata" for name in names]
+    found = []
     done = 0
     for each in ds.select_columns(columns).iter_batches(batch_format="pyarrow", batch_size=None):
         batch = cast("pa.Table", each)
-        texts = [batch.column(c).to_pylist() for c in columns]
-        for i in range(batch.num_rows):
-            for scorer, column in zip(scorers, texts, strict=True):
-                if _RAISED in column[i]:
-                    line = lines[done + i] if lines is not None else done + i + 1
-                    raised = json.loads(column[i])[_RAISED]
-                    raise _RowFailed(line, f"the scorer {scorer.name!r} raised {raised}")
+        for name, column in zip(names, columns, strict=True):
+            texts = batch.column(column)
+            hits = pc.indices_nonzero(pc.fill_null(pc.match_substring(texts, _MARK), False)).to_pylist()
+            for i in hits:
+                metadata = json.loads(texts[i].as_py())
+                marks = {k: v for k, v in metadata.items() if k in (_RAISED, _GRADE)}
+                if marks:
+                    found.append((lines[done + i] if lines is not None else done + i + 1, name, marks))
         done += batch.num_rows
+    found.sort(key=lambda mark: mark[0])
+    return found
+
+
+def _unmarked(batch: pa.Table, names: Sequence[str]) -> pa.Table:
+    """A batch with the marks dropped from each scorer's metadata, which is then what the local engine writes."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for name in names:
+        column = f"{name}.metadata"
+        texts = batch.column(column)
+        if not pc.any(pc.fill_null(pc.match_substring(texts, _MARK), False)).as_py():
+            continue
+        fixed = []
+        for text in texts.to_pylist():
+            if text is None or _MARK not in text:
+                fixed.append(text)
+                continue
+            metadata = {k: v for k, v in json.loads(text).items() if k not in (_RAISED, _GRADE)}
+            fixed.append(json.dumps(metadata, ensure_ascii=False, default=str) if metadata else "{}")
+        batch = batch.set_column(batch.schema.get_field_index(column), column, pa.array(fixed, type=pa.string()))
+    return batch
 
 
 class _RowFailed(Exception):
@@ -264,6 +337,24 @@ class _RowFailed(Exception):
         super().__init__(problem)
         self.line = line
         self.problem = problem
+
+
+def _said(
+    path: str, names: Sequence[str], scorers: Sequence[Scorer], marks: Sequence[tuple[int, str, dict[str, Any]]]
+) -> None:
+    """The first row that raised (under --on-error raise) as `_RowFailed`; else each scorer's unreadable grades
+    said once on stderr, as the local engine says them."""
+    by_name = dict(zip(names, scorers, strict=True))
+    for line, name, found in marks:
+        if _RAISED in found:
+            raise _RowFailed(line, f"the scorer {by_name[name].name!r} raised {found[_RAISED]}")
+    grades: dict[str, tuple[int, int, str]] = {}
+    for line, name, found in marks:
+        if _GRADE in found:
+            count, first, grade = grades.get(name, (0, line, found[_GRADE]))
+            grades[name] = (count + 1, first, grade)
+    for name, (count, first, grade) in grades.items():
+        print(grade_line(name, count, path, first, grade), file=sys.stderr)
 
 
 def score_with_ray(args: argparse.Namespace, scorers: Scorer | Sequence[Scorer]) -> list[Summary]:
@@ -320,9 +411,8 @@ def score_with_ray(args: argparse.Namespace, scorers: Scorer | Sequence[Scorer])
     item = args.item_field or next((f for f in ITEM_FIELDS if f in columns), None)
     scored = ds
     for name, scorer in zip(names, chosen, strict=True):
-        source: Any = scorer
-        if on_error == "raise":
-            source = functools.partial(_marking, ship(scorer, f"score_dataset({scorer.name})"), scorer.name)
+        shipped = ship(scorer, f"score_dataset({scorer.name})")
+        source = functools.partial(_marking, shipped, scorer.name, on_error == "record")
         scored = score_dataset(
             scored,
             source,
@@ -338,10 +428,9 @@ def score_with_ray(args: argparse.Namespace, scorers: Scorer | Sequence[Scorer])
         )
     try:
         scored = scored.materialize()  # scored once, then checked, written and counted
-        if on_error == "raise":
-            _first_raised(scored, names, chosen, lines)
+        _said(path, names, chosen, _marks(scored, names, lines))
         if out is not None:
-            _write(scored, lines, out, out_fmt)
+            _write(scored, names, lines, out, out_fmt)
         return [summarize(scored, name, prefix=f"{name}.") for name in names]
     except _RowFailed as failed:
         raise RowError(path, failed.line, failed.problem) from None

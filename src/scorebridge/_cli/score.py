@@ -39,7 +39,7 @@ from .main import EXIT, ITEM_FIELDS, UsageError
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["json_line", "run"]
+__all__ = ["grade_line", "json_line", "run"]
 
 STDIN = "<stdin>"
 """How standard input is named in errors ("<stdin>:3: problem")."""
@@ -154,13 +154,16 @@ class _Grades:
         """One line on stderr per scorer that returned an unreadable grade: how many rows, the first."""
         for name, (count, first, said) in self.seen.items():
             grade = said.removeprefix("unrecognised grade ").partition(";")[0]
-            rows = f"{count} row{'' if count == 1 else 's'}"
-            print(
-                f"scorebridge score: {name} returned a grade no rule reads on {rows} (the first: "
-                f"{self.path}:{first}, {grade}), recorded unscored; a grade is True or False, a number, or "
-                "C, P, I, correct, partial, incorrect, pass, fail",
-                file=sys.stderr,
-            )
+            print(grade_line(name, count, self.path, first, grade), file=sys.stderr)
+
+
+def grade_line(name: str, count: int, path: str, first: int, grade: str) -> str:
+    """What both engines say of a scorer that returned a grade no rule reads on `count` rows, `first` the first."""
+    rows = f"{count} row{'' if count == 1 else 's'}"
+    return (
+        f"scorebridge score: {name} returned a grade no rule reads on {rows} (the first: {path}:{first}, {grade}), "
+        "recorded unscored; a grade is True or False, a number, or C, P, I, correct, partial, incorrect, pass, fail"
+    )
 
 
 class _Raised(Exception):
