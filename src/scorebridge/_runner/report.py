@@ -391,8 +391,11 @@ def summary_page(
     sections = _summary_sections(rows, first)
     prov = [*provenance, ("made", _now()), ("scorebridge", _version())]
     sections.append(_provenance(prov))
-    n = sum(s.rows for s in summaries)
-    return _page(title, f"{n} rows · {_now()}", sections)
+    if kind == "scorer":  # every scorer scored the same rows
+        counted = f"{summaries[0].rows if summaries else 0} rows, {len(summaries)} scorer{'s' * (len(summaries) != 1)}"
+    else:
+        counted = f"{sum(s.rows for s in summaries)} records, {len(summaries)} {kind}{'s' * (len(summaries) != 1)}"
+    return _page(title, f"{counted} · {_now()}", sections)
 
 
 def _flip_side_html(side: Any) -> str:
