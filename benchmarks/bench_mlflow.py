@@ -25,12 +25,12 @@ os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("TQDM_DISABLE", "1")
 
-import mlflow  # noqa: E402
-from mlflow.entities import Feedback  # noqa: E402
-from mlflow.genai.scorers import Scorer, scorer  # noqa: E402
+import mlflow
+from mlflow.entities import Feedback
+from mlflow.genai.scorers import Scorer, scorer
 
-import scorebridge as sb  # noqa: E402
-from scorebridge_mlflow import to_mlflow  # noqa: E402
+import scorebridge as sb
+from scorebridge_mlflow import to_mlflow
 
 N_CALLS = 2000
 ROUNDS = 5
