@@ -37,6 +37,7 @@ def offline_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         mp.setenv("MLFLOW_DISABLE_TELEMETRY", "true")
         mp.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         mp.setenv("TQDM_DISABLE", "1")
+        mp.setenv("MLFLOW_MODEL_CATALOG_URI", "")  # the judges' model catalog is not fetched from GitHub
         mp.delenv("MLFLOW_TRACKING_URI", raising=False)
         yield home
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import asdict
 from functools import lru_cache
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, NamedTuple
 
 from mlflow.entities import AssessmentError, Feedback
 from mlflow.exceptions import MlflowException
@@ -26,6 +27,7 @@ __all__ = [
     "ERROR_CODE",
     "FAILURE_KIND",
     "LABEL_KEY",
+    "Bridge",
     "OnError",
     "Reader",
     "ScorebridgeScorer",
@@ -99,6 +101,21 @@ def feedback(score: sb.Score, name: str) -> Feedback | None:
     return Feedback(name=name, value=score.value, error=error, rationale=score.explanation, metadata=metadata or None)
 
 
+class Bridge(NamedTuple):
+    """What a `ScorebridgeScorer` runs: the scorebridge scorer, how it reads MLflow's row, its `on_error`.
+
+    `trusted`: a fast built-in (exact(), the detect scorers), called at its
+    function directly, with no row carried: it reads text and calls no scorer.
+    """
+
+    scorer: sb.Scorer
+    item: Reader | None
+    output: Reader | None
+    label: Reader
+    on_error: str
+    trusted: bool
+
+
 class ScorebridgeScorer(Scorer):
     """A scorebridge scorer as an MLflow scorer (made by `scorebridge_mlflow.to_mlflow`).
 
@@ -108,22 +125,19 @@ class ScorebridgeScorer(Scorer):
     `Feedback`, or None for an unscored row.
     """
 
-    _scorebridge: Any = PrivateAttr(default=None)
-    _item: Any = PrivateAttr(default=None)
-    _output: Any = PrivateAttr(default=None)
-    _label: Any = PrivateAttr(default=LABEL_KEY)
-    _on_error: str = PrivateAttr(default="raise")
+    _bridge: Any = PrivateAttr(default=None)  # a Bridge; one attribute, read once per call
 
     @property
     def scorebridge_scorer(self) -> sb.Scorer:
         """The scorebridge scorer this MLflow scorer runs."""
-        found: sb.Scorer = self._scorebridge
-        return found
+        bridge: Bridge = self._bridge
+        return bridge.scorer
 
     @property
     def on_error(self) -> str:
         """What an exception inside the scorer becomes: "raise" or "record"."""
-        return self._on_error
+        bridge: Bridge = self._bridge
+        return bridge.on_error
 
     @property
     def kind(self) -> ScorerKind:
@@ -134,19 +148,28 @@ class ScorebridgeScorer(Scorer):
         self, *, inputs: Any = None, outputs: Any = None, expectations: Any = None, trace: Any = None
     ) -> Feedback | None:
         """Score one row of `mlflow.genai.evaluate`: the Score as a Feedback, or None when it is unscored."""
-        scorer: sb.Scorer = self._scorebridge
+        bridge: Bridge = self._bridge
+        scorer = bridge.scorer
         label = None
         try:
-            item = inputs if self._item is None else _read(self._item, inputs)
-            output = outputs if self._output is None else _read(self._output, outputs)
-            label = _label(self._label, expectations)
-            token = NATIVE.carry(item, output, label, Row(inputs, outputs, expectations, trace))
-            try:
-                score = run_sync(scorer.acall(item, output, label)) if scorer.is_async else scorer(item, output, label)
-            finally:
-                NATIVE.drop(token)
+            item = inputs if bridge.item is None else _read(bridge.item, inputs)
+            output = outputs if bridge.output is None else _read(bridge.output, outputs)
+            if type(expectations) is dict and type(bridge.label) is str:  # MLflow's own row: the common case
+                label = expectations.get(bridge.label)
+            else:
+                label = _label(bridge.label, expectations)
+            if bridge.trusted:
+                score = scorer.fn(item, output, label)
+            else:
+                token = NATIVE.carry(item, output, label, Row(inputs, outputs, expectations, trace))
+                try:
+                    score = (
+                        run_sync(scorer.acall(item, output, label)) if scorer.is_async else scorer(item, output, label)
+                    )
+                finally:
+                    NATIVE.drop(token)
         except Exception as exc:
-            if self._on_error == "raise":
+            if bridge.on_error == "raise":
                 note_scorer(exc, scorer.name)
                 raise  # MLflow records it as the row's SCORER_ERROR, left out of the mean
             score = raised_score(scorer.name, exc, label)
@@ -179,6 +202,11 @@ class ScorebridgeScorer(Scorer):
         return self._cached_dump
 
 
+# `Scorer.run` reads the signature of `__call__` on every call, to pass only the arguments it names; given
+# once here, as MLflow gives its @scorer functions', it is not worked out again for every row.
+ScorebridgeScorer.__call__.__signature__ = inspect.signature(ScorebridgeScorer.__call__)  # type: ignore[attr-defined]
+
+
 def _cannot(scorer: ScorebridgeScorer, why: str) -> MlflowException:
     return MlflowException(  # MLflow's INVALID_PARAMETER_VALUE, as its own serialization errors are
         error_code=INVALID_PARAMETER_VALUE,
@@ -209,7 +237,7 @@ def _spec(mlflow_scorer: ScorebridgeScorer) -> dict[str, Any]:
     scorer = mlflow_scorer.scorebridge_scorer
     spec: dict[str, Any] = {"name": mlflow_scorer.name, "on_error": mlflow_scorer.on_error}
     for part in ("item", "output", "label"):
-        reader = getattr(mlflow_scorer, f"_{part}")
+        reader = getattr(mlflow_scorer._bridge, part)
         if reader is not None and not isinstance(reader, str):
             raise _cannot(mlflow_scorer, f"its {part}= is a function, which MLflow cannot store")
         spec[part] = reader

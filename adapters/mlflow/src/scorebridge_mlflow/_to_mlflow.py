@@ -8,9 +8,10 @@ from typing import Any
 from mlflow.genai.scorers import Scorer
 
 import scorebridge as sb
+from scorebridge.kit import is_builtin
 
 from ._from_mlflow import MlflowCall
-from ._scorer import LABEL_KEY, OnError, Reader, ScorebridgeScorer
+from ._scorer import LABEL_KEY, Bridge, OnError, Reader, ScorebridgeScorer
 
 __all__ = ["to_mlflow"]
 
@@ -92,6 +93,5 @@ def to_mlflow(
     if timeout is not None:
         fields["timeout"] = timeout
     made = ScorebridgeScorer(**fields)
-    made._scorebridge = scorer
-    made._item, made._output, made._label, made._on_error = item, output, label, on_error
+    made._bridge = Bridge(scorer, item, output, label, on_error, scorer.fast and is_builtin(scorer))
     return made
