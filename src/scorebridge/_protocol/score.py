@@ -6,7 +6,16 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Final, Literal, final
 
-__all__ = ["FAILURE_KINDS", "FailureKind", "Grade", "Score", "ScorerContractError", "make_score", "metadata_dict"]
+__all__ = [
+    "FAILURE_KINDS",
+    "FailureKind",
+    "Grade",
+    "Score",
+    "ScorerContractError",
+    "make_score",
+    "metadata_dict",
+    "metadata_text",
+]
 
 FailureKind = Literal["parse_failure", "refusal", "not_in_document", "wrong", "budget_stop", "error"]
 """Why a wrong output was wrong. The hr package's protocol names these six and no others."""
@@ -87,6 +96,20 @@ def metadata_dict(score: Score) -> dict[str, Any]:
     own, and that view's `copy()` is several times faster than `dict(view)`.
     """
     return score.metadata.copy()  # type: ignore[attr-defined, no-any-return]
+
+
+def metadata_text(score: Score) -> str:
+    """A Score's metadata as JSON text, one type per column (as Parquet needs): "{}" when empty; a value JSON
+    cannot hold is written as its `str()`, and so is a key JSON cannot hold (a tuple, say)."""
+    if not score.metadata:
+        return "{}"
+    import json  # the core's start-up does not need it
+
+    data = metadata_dict(score)
+    try:
+        return json.dumps(data, ensure_ascii=False, default=str)
+    except TypeError:
+        return json.dumps({str(k): v for k, v in data.items()}, ensure_ascii=False, default=str)
 
 
 @final

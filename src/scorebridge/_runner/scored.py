@@ -21,13 +21,12 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
-from .._protocol.score import Score, metadata_dict
+from .._protocol.score import Score, metadata_text
 from .files import RowError, json_object
 
 __all__ = [
     "LINE",
     "SCORE_FIELDS",
-    "metadata_text",
     "read_scored",
     "score_columns",
     "score_of_columns",
@@ -66,17 +65,6 @@ def taken_columns(fields: Sequence[str] | Mapping[str, Any], names: Sequence[str
     return [f for f in fields if f in added]
 
 
-def metadata_text(score: Score) -> str:
-    """A Score's metadata as JSON text: "{}" when empty; a value JSON cannot hold is written as its `str()`."""
-    if not score.metadata:
-        return "{}"
-    data = metadata_dict(score)
-    try:
-        return json.dumps(data, ensure_ascii=False, default=str)
-    except TypeError:  # a key JSON cannot hold (a tuple, say): keys are written as their str()
-        return json.dumps({str(k): v for k, v in data.items()}, ensure_ascii=False, default=str)
-
-
 _COLUMNS: dict[str, tuple[str, ...]] = {}
 
 
@@ -93,7 +81,7 @@ def score_columns(name: str, score: Score) -> dict[str, Any]:
         outcome: score.outcome,
         kind: score.failure_kind,
         explanation: score.explanation,
-        metadata: metadata_text(score) if score.metadata else "{}",
+        metadata: metadata_text(score),
     }
 
 

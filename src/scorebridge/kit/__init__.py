@@ -38,7 +38,7 @@ Making Scores:
   read (what an adapter that reads a harness's result calls);
 - `raised_score(scorer, exc, label)`: the Score of a row whose scoring raised,
   where the harness records errors (`on_error="record"`): failure kind "error";
-- `metadata_dict(score)`: a new dict of a Score's metadata;
+- `metadata_dict(score)`: a new dict of a Score's metadata; `metadata_text(score)`: it as JSON text;
 - `grade_value(x)`: dsprrr's grade mapping (C/I/P, words, numbers, bools) to a
   number or None; `ScorerContractError`: what a scorer's broken contract raises.
 
@@ -87,7 +87,7 @@ from .._protocol.reading import (
     presort,
 )
 from .._protocol.record import raised_score, record, recorded
-from .._protocol.score import ScorerContractError, metadata_dict
+from .._protocol.score import ScorerContractError, metadata_dict, metadata_text
 from .._protocol.scorer import Scorer, add_note, defined_scorers, is_async, note_scorer, on_scorer_defined
 from .._protocol.values import is_bool, is_missing, is_number, label_is_missing, plain_digits
 from .._runner.files import RowError, read_rows
@@ -126,6 +126,7 @@ __all__ = [
     "judge_each",
     "label_is_missing",
     "metadata_dict",
+    "metadata_text",
     "note_scorer",
     "on_scorer_defined",
     "plain_digits",

@@ -9,7 +9,7 @@ from typing import Any, Final
 import pyarrow as pa
 
 from scorebridge import FAILURE_KINDS, Score
-from scorebridge.kit import metadata_dict
+from scorebridge.kit import metadata_text
 
 __all__ = ["SCORE_COLUMNS", "column_names", "score_arrays", "score_of"]
 
@@ -32,17 +32,6 @@ def column_names(prefix: str) -> dict[str, str]:
     return {field: prefix + field for field in SCORE_COLUMNS}
 
 
-def _metadata_json(score: Score) -> str:
-    """The Score's metadata as JSON text: "{}" when empty; a value JSON cannot hold is written as its `str()`."""
-    if not score.metadata:
-        return "{}"
-    data = metadata_dict(score)
-    try:
-        return json.dumps(data, ensure_ascii=False, default=str)
-    except TypeError:  # a key JSON cannot hold (a tuple, say): keys are written as their str()
-        return json.dumps({str(k): v for k, v in data.items()}, ensure_ascii=False, default=str)
-
-
 def score_arrays(scores: Sequence[Score]) -> list[pa.Array]:
     """One Arrow array per column of `SCORE_COLUMNS`, in order, for a batch of Scores."""
     texts: dict[int, str] = {}  # Scores of one scorer often share one metadata mapping: its JSON is made once
@@ -51,7 +40,7 @@ def score_arrays(scores: Sequence[Score]) -> list[pa.Array]:
         key = id(score.metadata)  # the Scores, and so their metadata, live until the batch is done
         text = texts.get(key)
         if text is None:
-            text = texts[key] = _metadata_json(score)
+            text = texts[key] = metadata_text(score)
         return text
 
     values = {
