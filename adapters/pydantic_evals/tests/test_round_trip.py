@@ -237,3 +237,21 @@ def test_a_wrapped_evaluators_spec_is_the_evaluators_own() -> None:
     wrapped = to_pydantic_evals(from_pydantic_evals(x), on_error="record")
     assert wrapped is not x
     assert wrapped.as_spec() == x.as_spec()
+
+
+def test_a_case_whose_label_is_blank_still_hands_the_evaluator_the_librarys_context() -> None:
+    seen = Seen([])
+    inner = from_pydantic_evals(seen, needs_label=False)
+
+    @sb.scorer(needs_label=False)
+    def mine(item: Any, output: Any, label: Any) -> sb.Score:
+        assert label is None  # "" reaches a scorer's fn as None
+        return inner(item, output, label)
+
+    dataset = Dataset[str, str, Any](
+        name="blank", cases=[Case(name="blank label", inputs="q", expected_output="")],
+        evaluators=[to_pydantic_evals(mine)],
+    )  # fmt: skip
+    dataset.evaluate_sync(lambda q: "Paris", progress=False)
+    [ctx] = seen.contexts
+    assert (ctx.name, ctx.expected_output) == ("blank label", "")
