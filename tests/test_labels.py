@@ -553,3 +553,12 @@ def test_the_command_line_names_the_line_of_an_unconvertible_label(
     data.write_text("output,label\na,1\nb,abc\n", encoding="utf-8")
     assert main(["score", str(data), "--scorer", f"{probe_file}@probe"]) == 1
     assert "data.csv:3: probe: cannot read the label 'abc' as float: it is not a number" in capsys.readouterr().err
+
+
+def several(item: Any, output: Any, label: list[str]) -> dict[str, Any]:
+    return _seen(item, output, label)
+
+
+def test_a_list_label_type_survives_plain_pickling() -> None:
+    made = pickle.loads(pickle.dumps(sb.Scorer("several", several, label_type=list[str])))
+    assert (made.label_type, made(None, "x", "Paris").outcome) == (list[str], "['Paris']")

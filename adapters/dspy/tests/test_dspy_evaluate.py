@@ -95,7 +95,7 @@ def test_a_scorer_that_raises_raises_from_evaluate_by_default_after_dspy_ran_to_
 
 
 def test_evaluate_refuses_an_unknown_on_error() -> None:
-    with pytest.raises(ValueError, match="on_error must be 'raise' or 'record'; got 'skip'"):
+    with pytest.raises(ValueError, match=r"^evaluate\(exact\): on_error must be 'raise' or 'record'; got 'skip'$"):
         _run(sb.exact(), LABELS, on_error="skip")
 
 

@@ -50,7 +50,8 @@ def _verdicts(result: pytest.RunResult) -> dict[str, str]:
 
 def test_plain_pytest_loads_the_plugin_with_its_marker_and_option(pytester: pytest.Pytester) -> None:
     assert any(
-        line.startswith("@pytest.mark.scorebridge_cases(path):") for line in pytester.runpytest("--markers").outlines
+        line.startswith("@pytest.mark.scorebridge_cases(path, on_error=None):")
+        for line in pytester.runpytest("--markers").outlines
     )
     pytester.runpytest("--help").stdout.fnmatch_lines(["*--scorebridge-report=PATH*"])
 
@@ -230,6 +231,155 @@ def test_a_test_without_a_case_argument_is_a_collection_error(pytester: pytest.P
     result = pytester.runpytest()
     assert result.ret == pytest.ExitCode.INTERRUPTED
     assert "on test_x: the test needs an argument named `case`" in result.stdout.str()
+
+
+# --- on_error in case tests ------------------------------------------------
+
+BOOM_CASES = '{"id": "a", "output": "a", "label": "a"}\n{"id": "b", "output": "b", "label": "b"}\n' + (
+    '{"id": "c", "output": "c", "label": "x"}\n'
+)
+
+BOOM_TEST = """
+import pytest
+import scorebridge as sb
+from pytest_scorebridge import assert_scored
+
+
+@sb.scorer
+def boom_on_b(item, output, label):
+    if output == "b":
+        raise ValueError("no b")
+    return output == label
+
+
+@pytest.mark.scorebridge_cases("cases.jsonl"{marker})
+def test_case(case, scorebridge_record):
+    scorebridge_record(boom_on_b, case["output"], case["label"])
+"""
+
+
+def _boom_run(pytester: pytest.Pytester, marker: str = "", *args: str) -> pytest.RunResult:
+    pytester.makefile(".jsonl", cases=BOOM_CASES)
+    pytester.makepyfile(BOOM_TEST.format(marker=marker))
+    return pytester.runpytest(*args)
+
+
+def _row(result: pytest.RunResult) -> dict[str, str]:
+    """The summary's one scorer row, by column."""
+    lines = _summary(result)
+    at = next(i for i, line in enumerate(lines) if line.startswith("scorer "))
+    header = lines[at].replace("95% CI", "95%_CI").split()
+    return dict(zip(header, lines[at + 2].replace(", ", ",").split(), strict=True))
+
+
+def test_a_case_test_whose_scorer_raises_errors_by_default_and_its_score_is_not_counted(
+    pytester: pytest.Pytester,
+) -> None:
+    result = _boom_run(pytester)
+    result.assert_outcomes(passed=2, failed=1)
+    assert "ValueError: no b" in result.stdout.str()
+    assert (_row(result)["scored"], _row(result)["accuracy"]) == ("2", "0.500")
+
+
+def test_on_error_record_in_the_marker_records_the_raising_case_as_an_error(pytester: pytest.Pytester) -> None:
+    result = _boom_run(pytester, ', on_error="record"')
+    result.assert_outcomes(passed=3)  # scorebridge_record never fails a test; the error is in the summary
+    row = _row(result)
+    assert (row["scored"], row["accuracy"], row["error"]) == ("3", "0.333", "1")
+
+
+def test_on_error_record_in_the_ini_option_records_the_raising_case(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\nscorebridge_on_error = record\n")
+    row = _row(_boom_run(pytester))
+    assert (row["scored"], row["accuracy"]) == ("3", "0.333")
+
+
+def test_the_markers_on_error_wins_over_the_ini_option(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\nscorebridge_on_error = record\n")
+    _boom_run(pytester, ', on_error="raise"').assert_outcomes(passed=2, failed=1)
+
+
+def test_assert_scored_fails_a_recorded_raising_case_showing_the_error(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".jsonl", cases=BOOM_CASES)
+    test = BOOM_TEST.format(marker=', on_error="record"').replace(
+        'scorebridge_record(boom_on_b, case["output"], case["label"])',
+        'assert_scored(boom_on_b, case["output"], case["label"])',
+    )
+    pytester.makepyfile(test)
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1, failed=2)
+    assert "the scorer raised ValueError('no b')" in result.stdout.str()
+    assert _row(result)["error"] == "1"
+
+
+def test_on_error_record_applies_to_assert_accuracy_in_a_case_test(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".jsonl", cases='{"id": "all"}\n')
+    test = BOOM_TEST.format(marker=', on_error="record"').replace(
+        'scorebridge_record(boom_on_b, case["output"], case["label"])',
+        'assert_accuracy(boom_on_b, ["a", "b", "c"], ["a", "b", "x"], at_least=0.3)',
+    )
+    pytester.makepyfile(test.replace("import assert_scored", "import assert_accuracy"))
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1)
+    assert _row(result)["accuracy"] == "0.333"
+
+
+def test_on_error_record_does_not_reach_a_test_without_the_marker(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\nscorebridge_on_error = record\n")
+    pytester.makepyfile(
+        APP + "\n@sb.scorer\ndef boom(i, o, l):\n    raise ValueError('x')\n\n"
+        "def test_plain():\n    assert_scored(boom, 'a', 'a')\n"
+    )
+    pytester.runpytest().assert_outcomes(failed=1)
+
+
+def test_an_unknown_on_error_in_the_marker_is_a_collection_error(pytester: pytest.Pytester) -> None:
+    out = _collection_error(pytester, "cases.jsonl", '{"q": 1}\n', '"cases.jsonl", on_error="skip"')
+    assert "@pytest.mark.scorebridge_cases on test_golden: on_error must be 'raise' or 'record'; got 'skip'" in out
+
+
+def test_another_keyword_in_the_marker_is_a_collection_error(pytester: pytest.Pytester) -> None:
+    out = _collection_error(pytester, "cases.jsonl", '{"q": 1}\n', '"cases.jsonl", on_errors="record"')
+    assert "it takes the case file's path and on_error=; got on_errors=" in out
+
+
+def test_an_unknown_ini_on_error_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\nscorebridge_on_error = skip\n")
+    pytester.makepyfile("def test_x():\n    pass\n")
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "scorebridge_on_error: must be 'raise' or 'record'; got 'skip'" in result.stderr.str()
+
+
+# --- labels in case files ---------------------------------------------------
+
+
+def test_a_csv_case_label_reaches_a_declared_float_label_as_a_number_and_a_blank_one_as_none(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makefile(".csv", cases="output,label\n45.3,45.2\n45.3,\n")
+    pytester.makepyfile(
+        """
+import pytest
+import scorebridge as sb
+
+
+@sb.scorer
+def near(item, output, label: float):
+    if label is None:
+        return {"correct": None, "outcome": output, "failure_kind": None}
+    return {"correct": abs(float(output) - label) <= 0.01 * abs(label), "outcome": output, "failure_kind": None}
+
+
+@pytest.mark.scorebridge_cases("cases.csv")
+def test_case(case, scorebridge_record):
+    scorebridge_record(near, case["output"], case["label"])
+"""
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=2)
+    row = _row(result)
+    assert (row["scored"], row["correct"], row["unscored"]) == ("1", "1", "1")
 
 
 # --- the fixture, the summary and the report --------------------------------

@@ -167,7 +167,8 @@ def _unwrapped(fn: Any) -> tuple[Any, int]:
         return fn.__func__, 1
     if isinstance(fn, (types.FunctionType, types.BuiltinFunctionType)):
         return fn, 0
-    call = type(fn).__dict__.get("__call__") if callable(fn) else None  # an object's __call__: after self
+    # an object's __call__ (its class's, or a base class's): its parameters after self
+    call = next((k.__dict__["__call__"] for k in type(fn).__mro__ if "__call__" in k.__dict__), None)
     return (call, 1) if isinstance(call, types.FunctionType) else (fn, 0)
 
 
@@ -330,9 +331,10 @@ def label_reader(t: Any) -> LabelReader:
     many = t is list or typing.get_origin(t) is list
     one = _as_is if t is list else _SCALAR[typing.get_args(t)[0] if many else t]
     what = type_name(t)
+    same = None if many else t  # a label of exactly this type is read as it is: the common case, kept fast
 
     def convert(label: Any) -> Any:
-        if not isinstance(label, _CONTAINERS):  # one value: the common case
+        if not isinstance(label, _CONTAINERS):  # one value
             value = one(label)
             return value if not many or value is None else [value]
         answers = _answers(label)
@@ -352,8 +354,10 @@ def label_reader(t: Any) -> LabelReader:
         return one(answers[0])
 
     def read(scorer: str, label: Any) -> Any:
+        if type(label) is same:  # not missing (the caller's test), so a float here is no NaN
+            return label
         try:
-            return convert(label)
+            return convert(label) if many or isinstance(label, _CONTAINERS) else one(label)
         except _Unreadable as why:
             raise ScorerContractError(f"{scorer}: cannot read the label {shown(label)} as {what}: {why}") from None
         except Exception as exc:  # a hostile value: a list whose iteration fails, a str whose strip raises

@@ -96,10 +96,11 @@ def evaluate(
     """
     if not isinstance(scorer, Scorer):
         raise TypeError(f"evaluate: scorer must be a scorebridge.Scorer; got {type(scorer).__name__}")
+    if type(on_error) is not str or on_error not in ("raise", "record"):
+        raise ValueError(f"evaluate({scorer.name}): on_error must be 'raise' or 'record'; got {on_error!r:.80}")
     from ._to_dspy import to_dspy
 
-    # the same argument checks
-    to_dspy(scorer, output_field=output_field, label_field=label_field, item=item, on_error=on_error)
+    to_dspy(scorer, output_field=output_field, label_field=label_field, item=item)  # the same argument checks
     metric = ScorerMetric(scorer, output_field, label_field, item, None, True, is_builtin(scorer))
     examples = list(devset)
     _check_labels(metric, examples)

@@ -16,7 +16,7 @@ from typing import Any, Final, final
 
 import dspy
 
-from scorebridge import Score, Scorer, ScorerContractError
+from scorebridge import Score, Scorer, ScorerContractError, kit
 from scorebridge.kit import (
     NativeCalls,
     Rejected,
@@ -27,7 +27,6 @@ from scorebridge.kit import (
     label_is_missing,
     plain_digits,
     presort,
-    raised_score,
     recorded,
     run_sync,
 )
@@ -173,7 +172,7 @@ class ScorerMetric(_Shared):
             return self._scored(gold, pred)
         except Exception as exc:  # on_error="record": the example's Score says what was raised
             label = self.label(gold)
-            return raised_score(self.scorer.name, exc, label, needs_label=self.scorer.needs_label), label
+            return kit.raised_score(self.scorer.name, exc, label, needs_label=self.scorer.needs_label), label
 
     def _scored(self, gold: Any, pred: Any) -> tuple[Score, Any]:
         # The hot path: Evaluate calls it once per example. The Example's fields and inputs are read

@@ -10,7 +10,7 @@ from scorebridge import Score, Scorer, ScorerContractError
 from scorebridge.kit import Summary, is_number
 
 from ._messages import accuracy_message, score_message
-from ._recorder import note, require_scorer
+from ._recorder import ascore_batch, note, require_scorer, score_batch, score_one, score_one_async
 
 __all__ = ["assert_accuracy", "assert_accuracy_async", "assert_scored", "assert_scored_async"]
 
@@ -42,14 +42,17 @@ def assert_scored(scorer: Scorer, output: Any, label: Any, item: Any = None) -> 
 
     Inside a pytest run with the plugin, the Score is recorded (pass or fail)
     for the run's summary and `--scorebridge-report`. An exception raised by
-    the scorer propagates, with a note naming it.
+    the scorer propagates, with a note naming it; in a test of
+    `@pytest.mark.scorebridge_cases` whose on_error is "record" (the marker's
+    `on_error=`, or the ini option `scorebridge_on_error`), it is the Score
+    instead (wrong, failure kind "error"), recorded, and the test fails on it.
 
     Raises:
         TypeError: `scorer` is not a `scorebridge.Scorer`.
     """
     __tracebackhide__ = True
     try:
-        score = require_scorer("assert_scored", scorer)(item, output, label)
+        score = score_one(require_scorer("assert_scored", scorer), item, output, label)
     except ScorerContractError as exc:
         raise _bare(exc)  # noqa: B904 (its cause is kept)
     return _check_one(scorer, score, output, label, item)
@@ -59,7 +62,7 @@ async def assert_scored_async(scorer: Scorer, output: Any, label: Any, item: Any
     """The async twin of `assert_scored`: awaits `scorer.acall`, so an async scorer runs in this loop."""
     __tracebackhide__ = True
     try:
-        score = await require_scorer("assert_scored_async", scorer).acall(item, output, label)
+        score = await score_one_async(require_scorer("assert_scored_async", scorer), item, output, label)
     except ScorerContractError as exc:
         raise _bare(exc)  # noqa: B904 (its cause is kept)
     return _check_one(scorer, score, output, label, item)
@@ -115,7 +118,7 @@ def assert_accuracy(
     threshold = _at_least("assert_accuracy", at_least)
     outs, labs = list(outputs), list(labels)
     try:
-        scores = require_scorer("assert_accuracy", scorer).score_many(items, outs, labs)
+        scores = score_batch(require_scorer("assert_accuracy", scorer), items, outs, labs)
     except ScorerContractError as exc:
         raise _bare(exc)  # noqa: B904 (its cause is kept)
     return _check_many(scorer, scores, outs, labs, threshold)
@@ -133,7 +136,7 @@ async def assert_accuracy_async(
     threshold = _at_least("assert_accuracy_async", at_least)
     outs, labs = list(outputs), list(labels)
     try:
-        scores = await require_scorer("assert_accuracy_async", scorer).ascore_many(items, outs, labs)
+        scores = await ascore_batch(require_scorer("assert_accuracy_async", scorer), items, outs, labs)
     except ScorerContractError as exc:
         raise _bare(exc)  # noqa: B904 (its cause is kept)
     return _check_many(scorer, scores, outs, labs, threshold)

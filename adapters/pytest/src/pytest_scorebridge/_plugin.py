@@ -1,8 +1,8 @@
 """The pytest plugin, loaded through the `pytest11` entry point `scorebridge`.
 
 It adds the marker `scorebridge_cases`, the fixture `scorebridge_record`, the
-option `--scorebridge-report PATH` and a "scorebridge" section at the end of a
-run that recorded scores. Loading it imports only this module and `_state`
+option `--scorebridge-report PATH`, the ini option `scorebridge_on_error` and a
+"scorebridge" section at the end of a run that recorded scores. Loading it imports only this module and `_state`
 (standard library); scorebridge itself is imported when a test uses it, so a
 run that does not pays nothing but a few no-op hook calls.
 
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ._state import Records, active, pack, pop, push, unpack
+from ._state import Records, active, pack, pop, push, set_on_error, unpack
 
 if TYPE_CHECKING:
     from ._recorder import Recorder
@@ -37,9 +37,18 @@ _PROBLEMS = pytest.StashKey[list[str]]()  # scores that were lost, and why: repo
 _LINES = pytest.StashKey[list[str]]()  # the summary, made when the session finishes
 _WORKER_KEY = "scorebridge_rows"  # the worker's rows, packed
 _WORKER_ERROR = "scorebridge_error"  # why a worker could not pack them
+_ON_ERROR = "scorebridge_on_error"  # the ini option: what a scorer's exception does in a case test
+_ON_ERRORS = ("raise", "record")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addini(
+        _ON_ERROR,
+        "what an exception raised by a scorer does in a test of @pytest.mark.scorebridge_cases: 'raise' "
+        "(the default: the test errors) or 'record' (the case's Score is wrong with failure kind 'error'); "
+        "the marker's on_error= wins",
+        default="raise",
+    )
     group = parser.getgroup("scorebridge", "scorebridge scores")
     group.addoption(
         "--scorebridge-report",
@@ -53,9 +62,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        f"{MARKER}(path): run the test once per case in a JSONL or CSV file (path relative to the "
-        "test file); each case, a dict of the row, is the test's `case` argument; ids from an `id` column.",
+        f"{MARKER}(path, on_error=None): run the test once per case in a JSONL or CSV file (path relative to "
+        "the test file); each case, a dict of the row, is the test's `case` argument; ids from an `id` column. "
+        f"on_error='record': a scorer's exception in the test is the case's error Score (default: {_ON_ERROR}).",
     )
+    _on_error_option(config)
     path = _report_path(config)
     if path is not None and path.is_dir():
         raise pytest.UsageError(f"--scorebridge-report: {path} is a folder; give the path of a file")
@@ -107,8 +118,14 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     from ._cases import CaseFileError, read_cases
 
     where = f"@pytest.mark.{MARKER} on {metafunc.definition.name}"
-    if len(marker.args) != 1 or marker.kwargs or not isinstance(marker.args[0], (str, os.PathLike)):
+    if len(marker.args) != 1 or not isinstance(marker.args[0], (str, os.PathLike)):
         raise pytest.Collector.CollectError(f"{where}: give it one argument, the case file's path")
+    unknown = sorted(set(marker.kwargs) - {"on_error"})
+    if unknown:
+        raise pytest.Collector.CollectError(f"{where}: it takes the case file's path and on_error=; got {unknown[0]}=")
+    on_error = marker.kwargs.get("on_error")
+    if on_error is not None and (type(on_error) is not str or on_error not in _ON_ERRORS):
+        raise pytest.Collector.CollectError(f"{where}: on_error must be 'raise' or 'record'; got {on_error!r:.80}")
     if "case" not in metafunc.fixturenames:
         raise pytest.Collector.CollectError(f"{where}: the test needs an argument named `case`")
     path = (metafunc.definition.path.parent / marker.args[0]).resolve()
@@ -117,6 +134,27 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     except CaseFileError as exc:
         raise pytest.Collector.CollectError(f"{exc}\n  (the case file of {where})") from None
     metafunc.parametrize("case", [row for _, row in cases], ids=[case_id for case_id, _ in cases])
+
+
+def _on_error_option(config: pytest.Config) -> str:
+    value = str(config.getini(_ON_ERROR)).strip()
+    if value not in _ON_ERRORS:
+        raise pytest.UsageError(f"{_ON_ERROR}: must be 'raise' or 'record'; got {value!r}")
+    return value
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Any:
+    # A case test's on_error while its body runs: its marker's, else the ini option's
+    marker = item.get_closest_marker(MARKER)
+    if marker is None:
+        yield
+        return
+    before = set_on_error(marker.kwargs.get("on_error") or _on_error_option(item.config))
+    try:
+        yield
+    finally:
+        set_on_error(before)
 
 
 def _report_path(config: pytest.Config) -> Path | None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from scorebridge import Score
 
-__all__ = ["Records", "active", "pack", "pop", "push", "safe_repr", "unpack"]
+__all__ = ["Records", "active", "on_error", "pack", "pop", "push", "safe_repr", "set_on_error", "unpack"]
 
 
 class Records:
@@ -92,3 +92,19 @@ def pop(records: Records) -> None:
 def active() -> Records | None:
     """The active pytest run's records, or None outside pytest (or with the plugin off)."""
     return _stack[-1] if _stack else None
+
+
+_on_error = ["raise"]  # what a scorer's exception does in the test running now: a case test's on_error
+
+
+def on_error() -> str:
+    """What an exception raised by a scorer does in the test running now: "record" in a case test whose
+    on_error says so, else "raise"."""
+    return _on_error[-1]
+
+
+def set_on_error(value: str) -> str:
+    """Make `value` the test's on_error; returns the one before, for the caller to set again after the test."""
+    before = _on_error[-1]
+    _on_error[-1] = value
+    return before
