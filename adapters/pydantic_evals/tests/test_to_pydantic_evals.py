@@ -268,3 +268,12 @@ def test_repeated_runs_average_as_the_summary_of_every_run() -> None:
     report = evaluate([to_pydantic_evals(sb.exact())], rows, repeat=3)
     assert len(report.cases) == 6
     assert report.averages().scores["exact_value"] == pytest.approx(0.5)
+
+
+def test_a_scorer_that_needs_no_label_is_scored_on_unlabelled_cases() -> None:
+    @sb.scorer(needs_label=False)
+    def short(item: Any, output: Any, label: Any) -> bool:
+        return len(str(output)) < 6
+
+    report = evaluate([to_pydantic_evals(short)], [("q", "Paris", None), ("q", "Buenos Aires", None)])
+    assert [case.assertions["short"].value for case in report.cases] == [True, False]
