@@ -1,7 +1,16 @@
-"""`scorebridge score`: peak memory flat in the number of rows, and the time per row.
+"""`scorebridge score`: peak memory flat in the number of rows, the time per row, and --concurrency.
 
-    uv run python benchmarks/bench_cli.py            # 10,000 and 1,000,000 rows
+    uv run python benchmarks/bench_cli.py            # 10,000 and 1,000,000 rows, then the waiting scorers
     uv run python benchmarks/bench_cli.py --rows 10000 100000
+    uv run python benchmarks/bench_cli.py --rows     # the waiting scorers only
+
+The waiting scorers: 200 rows of a scorer that waits 50 ms, async (`asyncio.sleep`)
+and sync (`time.sleep`, as a blocking grader's client does), each scored with the
+default --concurrency 16 and --out. The ideal is 200 / 16 * 50 ms = 625 ms (13
+rounds of 16 take 650 ms: 1.04x is the floor); the start-up (the same command on
+one row, less its one 50 ms wait) is taken off the wall time, and the ratio to the
+ideal is printed (the bar: within 1.3x). The rows written
+are checked to be in the input's order.
 
 Writes JSONL files of N rows (an output, a label, an item; 3 in 4 correct) to a
 temporary folder, then runs the console script on each, as a user would:
@@ -23,6 +32,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 SCRIPT = Path(sys.executable).parent / "scorebridge"
@@ -36,9 +46,9 @@ def write_rows(path: Path, n: int) -> None:
             f.write(json.dumps({"item": f"question {i}", "output": output, "label": label}) + "\n")
 
 
-def measure(data: Path, out: Path) -> tuple[float, float, dict[str, object]]:
-    """Peak RSS in MB, wall seconds, and the JSON summary of one run."""
-    command = ["/usr/bin/time", "-v", str(SCRIPT), "score", str(data), "--scorer", "exact"]
+def measure(data: Path, out: Path, *more: str) -> tuple[float, float, dict[str, object]]:
+    """Peak RSS in MB, wall seconds, and the JSON summary of one run (`more`: other arguments, another scorer)."""
+    command = ["/usr/bin/time", "-v", str(SCRIPT), "score", str(data), *(more or ("--scorer", "exact"))]
     command += ["--out", str(out), "--format", "json"]
     done = subprocess.run(command, capture_output=True, text=True, check=True)
     peak = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr).group(1))  # type: ignore[union-attr]
@@ -48,13 +58,74 @@ def measure(data: Path, out: Path) -> tuple[float, float, dict[str, object]]:
     return peak / 1024, seconds, json.loads(done.stdout)
 
 
+WAITING = """\
+import asyncio
+import time
+
+from scorebridge import scorer
+
+
+@scorer
+async def wait_async(item, output, label, *, seconds=0.05):
+    await asyncio.sleep(seconds)
+    return output == label
+
+
+@scorer
+def wait_sync(item, output, label, *, seconds=0.05):
+    time.sleep(seconds)
+    return output == label
+"""
+
+
+def wall(command: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, capture_output=True, text=True, check=True)
+    return time.perf_counter() - start
+
+
+def waiting(folder: Path, repeat: int, rows: int = 200, seconds: float = 0.05, concurrency: int = 16) -> None:
+    """200 rows of a 50 ms scorer, async and sync, against the ideal of 16 at a time."""
+    scorers = Path(folder) / "waiting.py"
+    scorers.write_text(WAITING, encoding="utf-8")
+    data = Path(folder) / "waiting.jsonl"
+    write_rows(data, rows)
+    one = Path(folder) / "one.jsonl"
+    write_rows(one, 1)
+    out = Path(folder) / "waiting_scored.jsonl"
+    ideal = rows / concurrency * seconds
+    print(f"the ideal for {rows} rows of {seconds * 1000:.0f} ms, {concurrency} at a time: {ideal:.3f} s")
+    for name in ("wait_async", "wait_sync"):
+        # the start-up: the same command on one row, less its one wait (Python, the scorer's file, asyncio)
+        once = [str(SCRIPT), "score", str(one), "--scorer", f"{scorers}@{name}"]
+        startup = min(wall(once) for _ in range(repeat)) - seconds
+        command = [str(SCRIPT), "score", str(data), "--scorer", f"{scorers}@{name}", "--out", str(out)]
+        command += ["--concurrency", str(concurrency)]
+        best = min(wall(command) for _ in range(repeat))
+        lines = [json.loads(line)["line"] for line in out.open(encoding="utf-8")]
+        assert lines == list(range(1, rows + 1)), "rows out of order"
+        ratio = (best - startup) / ideal
+        after = f"{best - startup:.3f} s after a start-up of {startup:.2f} s"
+        print(f"{name:>10}: {best:.2f} s wall, {after}: {ratio:.2f}x the ideal (bar: 1.3x)")
+    # memory with the rows scored concurrently: the window of rows held is bounded, not the file
+    peaks = {}
+    for n in (2_000, 40_000):
+        write_rows(data, n)
+        peaks[n] = measure(data, out, "--scorer", f"{scorers}@wait_async", "-S", "seconds=0.0001")[0]
+    print(
+        f"concurrent (async, 16 at a time): peak RSS {peaks[2_000]:.1f} MB at 2,000 rows, {peaks[40_000]:.1f} MB at "
+        f"40,000: {peaks[40_000] / peaks[2_000]:.2f}x (bar: within 2x)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.partition("\n")[0])
-    parser.add_argument("--rows", type=int, nargs="+", default=[10_000, 1_000_000])
+    parser.add_argument("--rows", type=int, nargs="*", default=[10_000, 1_000_000])
     parser.add_argument("--repeat", type=int, default=2, help="runs per size; the lowest peak is kept")
     args = parser.parse_args()
     results = {}
     with tempfile.TemporaryDirectory(prefix="bench-cli-") as folder:
+        waiting(Path(folder), args.repeat)
         for n in args.rows:
             data = Path(folder) / f"rows_{n}.jsonl"
             write_rows(data, n)
@@ -71,6 +142,8 @@ def main() -> None:
                 f"{seconds / n * 1e6:5.1f} us a row (best of {args.repeat}; input {data.stat().st_size / 1e6:.0f} MB)"
             )
             data.unlink()
+    if not results:
+        return
     smallest, largest = min(results), max(results)
     ratio = results[largest] / results[smallest]
     print(f"peak at {largest:,} rows / peak at {smallest:,} rows: {ratio:.2f}x (bar: within 2x)")

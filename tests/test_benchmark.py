@@ -372,6 +372,14 @@ def test_summary_prints_an_aligned_table() -> None:
     assert len({len(line) for line in lines}) == 1
 
 
+def test_one_summary_prints_as_its_table_not_a_tuple() -> None:
+    # print(summary) once showed Summary(name=..., failure_kinds=mappingproxy({...})).
+    scores = sb.exact().score_many([None] * 3, ["Paris", "Lyon", "Nice"], ["Paris", "Paris", None])
+    lines = str(sb.Summary.of("exact", scores)).splitlines()
+    assert lines[0].split() == ["name", "rows", "scored", "correct", "accuracy", "95%", "CI", "wrong", "unscored"]
+    assert lines[2].split() == ["exact", "3", "2", "1", "0.500", "[0.095,", "0.905]", "1", "1"]
+
+
 def test_summary_of_an_arm_with_nothing_scored_shows_dashes() -> None:
     summary = sb.benchmark({"x": upper}, ITEMS, [None, None, None]).summary()
     assert (summary["x"].accuracy, summary["x"].interval) == (None, None)

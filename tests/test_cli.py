@@ -84,12 +84,35 @@ def test_fail_under_fails_when_no_row_was_scored(tmp_path: Path, capsys: pytest.
     assert "no row was scored" in err
 
 
-@pytest.mark.parametrize("bar", ["1.5", "-0.1", "high"])
-def test_fail_under_takes_an_accuracy_from_0_to_1(bar: str, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("bar", ["high", "nan", "inf"])
+def test_fail_under_takes_a_finite_number(bar: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_:
         main(["score", "x.jsonl", "--scorer", "exact", "--fail-under", bar])
     assert exit_.value.code == 2
-    assert "expected a number from 0 to 1" in capsys.readouterr().err
+    assert "expected a" in capsys.readouterr().err
+
+
+def test_fail_under_above_1_is_a_bar_on_a_scorers_own_scale(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the bug: --fail-under refused anything above 1, so a 0-5 scorer could never fail the gate
+    (tmp_path / "stars.py").write_text(
+        "from scorebridge import scorer\n\n\n@scorer\ndef stars(item, output, label):\n"
+        "    return {'correct': True, 'value': 2.0 if output == 'b' else 3.0}\n",
+        encoding="utf-8",
+    )
+    data = jsonl(tmp_path / "o.jsonl", [{"output": "a", "label": "a"}, {"output": "b", "label": "a"}])  # mean 2.5
+    status, _, err = run(capsys, "score", str(data), "--scorer", f"{tmp_path}/stars.py@stars", "--fail-under", "3")
+    assert status == 3
+    assert err.strip() == "scorebridge score: accuracy 2.5000 over 2 scored rows: below --fail-under 3"
+
+
+def test_fail_under_at_or_below_a_scorers_own_mean_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "stars.py").write_text(
+        "from scorebridge import scorer\n\n\n@scorer\ndef stars(item, output, label):\n"
+        "    return {'correct': True, 'value': 2.5}\n",
+        encoding="utf-8",
+    )
+    data = jsonl(tmp_path / "o.jsonl", [{"output": "a", "label": "a"}])
+    assert run(capsys, "score", str(data), "--scorer", f"{tmp_path}/stars.py@stars", "--fail-under", "2.5")[0] == 0
 
 
 def test_score_reads_csv(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -200,9 +223,10 @@ def test_out_writes_each_row_with_its_line_and_score(tmp_path: Path, capsys: pyt
     assert status == 0
     rows = [json.loads(line) for line in scored.read_text(encoding="utf-8").splitlines()]
     assert [r["line"] for r in rows] == [1, 2, 3, 4]
-    assert rows[1]["row"] == ROWS[1]
-    assert rows[1]["score"] == sb.exact()(ROWS[1]["item"], "Milan", "Rome").as_dict()
-    assert [r["score"]["failure_kind"] for r in rows] == [None, "wrong", "parse_failure", None]
+    assert {k: rows[1][k] for k in ROWS[1]} == ROWS[1]  # the row's own fields, at the top level
+    expected = sb.exact()(ROWS[1]["item"], "Milan", "Rome").as_dict()
+    assert {k: rows[1][f"exact.{k}"] for k in expected} == {**expected, "metadata": "{}"}  # metadata as JSON text
+    assert [r["exact.failure_kind"] for r in rows] == [None, "wrong", "parse_failure", None]
 
 
 def test_field_names_can_be_chosen(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -70,14 +70,14 @@ def test_a_scorer_in_a_module_by_package_module_name(folder: Path, capsys: pytes
     assert (status, json.loads(out)["correct"]) == (0, 3)
 
 
-def test_a_factory_is_called_with_the_options(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_factory_in_a_module_is_called_with_the_options(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (folder / "factories.py").write_text(
         "import scorebridge as sb\n\n\ndef strict(normalise=False):\n    return sb.exact(normalise=normalise)\n",
         encoding="utf-8",
     )
     (folder / "data.jsonl").write_text('{"output": "PARIS", "label": "Paris"}\n', encoding="utf-8")
-    assert json.loads(score(capsys, "--scorer", "factories.py@strict")[1])["correct"] == 0
-    assert json.loads(score(capsys, "--scorer", "factories.py@strict", "-S", "normalise=yes")[1])["correct"] == 1
+    assert json.loads(score(capsys, "--scorer", "factories:strict")[1])["correct"] == 0
+    assert json.loads(score(capsys, "--scorer", "factories:strict", "-S", "normalise=yes")[1])["correct"] == 1
 
 
 def test_an_assigned_scorer_is_found_by_its_variable(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -138,7 +138,7 @@ def test_a_file_of_plain_functions_is_told_to_use_the_decorator(
 def test_something_else_is_refused(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (folder / "other.py").write_text("NAME = 'exact'\n\n\ndef make():\n    return 42\n", encoding="utf-8")
     assert "other.py@NAME is a str, not a scorebridge Scorer" in score(capsys, "--scorer", "other.py@NAME")[2]
-    assert "other.py@make() returned an int, not a scorebridge Scorer" in score(capsys, "--scorer", "other.py@make")[2]
+    assert "other:make() returned an int, not a scorebridge Scorer" in score(capsys, "--scorer", "other:make")[2]
 
 
 @pytest.mark.parametrize(
@@ -217,3 +217,52 @@ def test_a_scorer_on_a_scale_of_its_own_is_summed_up_on_that_scale(
     status, out, _ = score(capsys, "--scorer", "stars.py@stars", "--fail-under", "0.9")
     summary = json.loads(out)
     assert (status, summary["accuracy"], summary["interval"]) == (0, 4.0, None)
+
+
+FACTORY = """\
+import scorebridge as sb
+from scorebridge import Scorer
+
+
+def within(tolerance=0.01) -> Scorer:
+    return sb.exact(normalise=tolerance > 0)
+"""
+
+
+def test_a_factory_by_file_is_refused_by_both_command_lines_alike(tmp_path: Path) -> None:
+    # The choice (docs/cli.md): file.py@name names a Scorer. Inspect AI finds only functions decorated @scorer in
+    # the file, so a factory cannot be found there; scorebridge refuses it the same way, saying what to write.
+    pytest.importorskip("inspect_ai")
+    from inspect_ai import Task, eval
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import ModelOutput, ModelUsage
+    from inspect_ai.scorer import match
+    from inspect_ai.solver import generate
+
+    (tmp_path / "factories.py").write_text(FACTORY, encoding="utf-8")
+    (tmp_path / "data.jsonl").write_text('{"output": "Paris", "label": "Paris"}\n', encoding="utf-8")
+    bin_ = Path(sys.executable).parent
+    ours = subprocess.run(
+        [str(bin_ / "scorebridge"), "score", "data.jsonl", "--scorer", "factories.py@within", "-S", "tolerance=0.5"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    output = ModelOutput.from_content("mockllm/model", "Paris")
+    output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)  # offline: no tokenizer download
+    [log] = eval(
+        Task(dataset=[Sample(input="Capital of France?", target="Paris")], solver=generate(), scorer=match()),
+        model="mockllm/model",
+        model_args={"custom_outputs": [output]},
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    command = [str(bin_ / "inspect"), "score", "--scorer", "factories.py@within", "-S", "tolerance=0.5"]
+    command += ["--action", "overwrite", "--output-file", "rescored.eval", log.location]
+    theirs = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    refused = "The function within was not found in file factories.py"
+    assert (ours.returncode, theirs.returncode != 0) == (2, True)
+    assert refused in ours.stderr
+    assert refused in " ".join((theirs.stdout + theirs.stderr).split())  # Inspect prints it on stdout, maybe wrapped
+    assert "@scorer def within(item, output, label, *, option=default)" in ours.stderr

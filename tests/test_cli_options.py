@@ -168,7 +168,7 @@ def test_both_command_lines_give_the_scorer_the_same_options(tmp_path: Path) -> 
     [sample] = read_eval_log(str(tmp_path / "rescored.eval")).samples or []
     inspect_seen = json.loads((sample.scores or {})["spy"].explanation or "")
 
-    assert json.loads(row["score"]["explanation"]) == inspect_seen
+    assert json.loads(row["spy.explanation"]) == inspect_seen
     assert inspect_seen == {
         "flag": True,
         "word": True,

@@ -195,7 +195,7 @@ def test_a_progress_bar_is_shown_on_a_terminal_only(folder: Path) -> None:
     import struct
     import termios
 
-    command = [SCRIPT, "score", "data.jsonl", "--scorer", "slow.py@slow", "-S", "seconds=0.03"]
+    command = [SCRIPT, "score", "data.jsonl", "--scorer", "slow.py@slow", "-S", "seconds=0.03", "--concurrency", "1"]
     leader, follower = pty.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))  # a new one is 0 wide
     with_terminal = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=follower)
@@ -251,8 +251,12 @@ def test_nan_is_written_back_as_null_and_infinity_as_its_text(folder: Path, caps
     [line] = (folder / "scored.jsonl").read_text(encoding="utf-8").splitlines()
     written = json.loads(line, parse_constant=refuse)
     assert status == 0
-    assert written["row"] == {"output": "x", "label": None, "extra": ["inf", "-inf", 1.5]}
-    assert written["score"]["correct"] is None  # a NaN label is no label
+    assert {k: written[k] for k in ("output", "label", "extra")} == {
+        "output": "x",
+        "label": None,
+        "extra": ["inf", "-inf", 1.5],
+    }
+    assert written["exact.correct"] is None  # a NaN label is no label
 
 
 # --- Parquet ---------------------------------------------------------------------------
@@ -267,7 +271,7 @@ def test_parquet_is_read_when_pyarrow_is_there(folder: Path, capsys: pytest.Capt
     status, out, _ = run(capsys, "score", "data.parquet", "--scorer", "exact", "--format", "json", "--out", "s.jsonl")
     assert (status, json.loads(out)["rows"], json.loads(out)["correct"]) == (0, 3000, 2000)
     last = json.loads((folder / "s.jsonl").read_text(encoding="utf-8").splitlines()[-1])
-    assert (last["line"], last["row"]) == (3000, {"output": "2999", "label": "2999"})  # the row's number
+    assert (last["line"], last["output"], last["label"]) == (3000, "2999", "2999")  # the row's number
 
 
 def test_parquet_without_pyarrow_says_what_to_install(

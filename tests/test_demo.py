@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -118,3 +121,23 @@ def test_feedback_kind_is_read_from_its_first_word() -> None:
 
 def test_demo_is_a_cli_subcommand() -> None:
     assert _cli.build_parser().parse_args(["demo", "--json"]).json is True
+
+
+def test_every_harness_of_the_table_has_its_run() -> None:
+    # a harness is a row of HARNESS_TABLE and a function _by_<name>(scorers, scratch): nothing else to edit
+    runs = {h.name: getattr(_demo, f"_by_{h.name}", None) for h in _demo.HARNESS_TABLE}
+    assert [name for name, run in runs.items() if run is None] == []
+    assert tuple(runs) == _demo.HARNESSES
+
+
+def test_the_pytest_harness_loads_no_plugin_but_scorebridges(tmp_path: Path) -> None:
+    # The demo took 11 s warm: pytest.main loaded every installed plugin, and hypothesis's alone imported
+    # hypothesis (seconds) to print nothing. Its own process: this test session has loaded them already.
+    code = (
+        "import sys; from pathlib import Path; import scorebridge._cli.demo as d; "
+        "r = d._by_pytest(d.demo_scorers(), Path(sys.argv[1])); "
+        "print(sum(len(v) for v in r[0].values()), sorted(m for m in ('hypothesis', 'xdist', 'anyio.pytest_plugin') "
+        "if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=600)
+    assert (done.returncode, done.stdout.strip()) == (0, "21 []"), done.stderr[-2000:]

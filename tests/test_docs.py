@@ -30,6 +30,7 @@ import re
 import shutil
 import subprocess
 import sys
+import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
@@ -38,7 +39,12 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-BLOCK = re.compile(r"^(?:<!-- docs-test: (?P<marker>run[^>]*) -->\n)?```(?P<lang>\w*)\n(?P<code>.*?)^```", re.M | re.S)
+BLOCK = re.compile(
+    # a block may be indented (inside a list item): its closing fence has the same indent, its code is dedented
+    r"^(?:[ ]*<!-- docs-test: (?P<marker>run[^>]*) -->\n)?"
+    r"(?P<indent>[ ]*)```(?P<lang>\w*)\n(?P<code>.*?)^(?P=indent)```",
+    re.M | re.S,
+)
 FILE_NAME = re.compile(r"^# (?P<name>[\w./-]+\.py)$")
 NOT_RUN = "# Not run by the docs test:"
 SHOWN = re.compile(r"^(?P<call>\S.*?)\s+# (?P<repr>Score\(.*\))$")
@@ -61,7 +67,14 @@ class Block(NamedTuple):
 def blocks(doc: Path) -> list[Block]:
     text = doc.read_text(encoding="utf-8")
     return [
-        Block(doc, text[: m.start("code")].count("\n"), m["lang"], m["code"], m["marker"] == "run", m["marker"])
+        Block(
+            doc,
+            text[: m.start("code")].count("\n"),
+            m["lang"],
+            textwrap.dedent(m["code"]),
+            m["marker"] == "run",
+            m["marker"],
+        )
         for m in BLOCK.finditer(text)
     ]
 
@@ -120,6 +133,7 @@ def missing_harness(block: Block) -> str | None:
         "dspy": ("dspy",),
         "ray": ("import ray", "scorebridge_ray", "--engine ray"),
         "pydantic_evals": ("pydantic_evals", "scorebridge_pydantic_evals"),
+        "trl": ("from trl", "import trl"),  # TRL needs torch: only the RL lane of .ci/run has it
     }
     for harness, marks in uses.items():
         if any(mark in block.code for mark in marks) and importlib.util.find_spec(harness) is None:
@@ -164,6 +178,17 @@ def test_the_docs_have_python_blocks_and_sessions() -> None:
     assert elsewhere and all((ROOT / path).exists() for path in elsewhere)
 
 
+def test_a_block_inside_a_list_item_is_run_too(tmp_path: Path) -> None:
+    # docs/inspect.md once had an indented fragment (a bullet's example) that the test never saw, and that
+    # could not run: it called a function nowhere defined.
+    doc = tmp_path / "doc.md"
+    doc.write_text("- a point:\n\n  ```python\n  x = 1\n  assert x == 2\n  ```\n", encoding="utf-8")
+    [block] = blocks(doc)
+    assert block.code == "x = 1\nassert x == 2\n"
+    with pytest.raises(AssertionError):
+        run_script(block)
+
+
 def test_few_blocks_are_left_out() -> None:
     left_out = [b.where for doc in DOCS for b in blocks(doc) if b.code.startswith(NOT_RUN)]
     assert len(left_out) <= 2, left_out
@@ -190,8 +215,9 @@ def test_every_file_cited_is_in_the_repository(doc: Path) -> None:
 def test_the_readmes_test_command_runs_the_docs_test() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "uv run pytest" in readme
-    testpaths = (ROOT / "pyproject.toml").read_text(encoding="utf-8").split("testpaths = ")[1].split("\n")[0]
-    assert '"tests"' in testpaths  # this file is in tests/
+    # the list may span lines (it once was one line, and this read only its first)
+    testpaths = re.search(r"^testpaths = \[(.*?)\]", (ROOT / "pyproject.toml").read_text(encoding="utf-8"), re.M | re.S)
+    assert testpaths is not None and '"tests"' in testpaths[1]  # this file is in tests/
 
 
 def test_a_shell_session_failure_is_seen(tmp_path: Path) -> None:

@@ -100,6 +100,23 @@ def test_the_ray_engine_is_imported_by_no_core_module_and_imports_only_the_ray_a
     assert adapters == {ALLOWED[path]}
 
 
+def test_the_protocol_layer_imports_nothing_above_it() -> None:
+    # _protocol/scorer.py once imported _scorers/builtins.py to decide how a Scorer pickles: the protocol
+    # reaching up into the scorers. The built-ins now mark their factories (remade_from_options).
+    above = ("_scorers", "_runner", "_cli", "kit", "testing")
+    reaching = [
+        f"{source.relative_to(ROOT)}: {'.' * node.level}{node.module or ''}"
+        for source in _sources(CORE / "_protocol")
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom)
+        and (
+            (node.level >= 2 and (node.module or "").split(".")[0] in above)
+            or (node.level == 0 and (node.module or "").split(".")[:2] in (["scorebridge", a] for a in above))
+        )
+    ]
+    assert reaching == []
+
+
 def test_the_example_adapter_of_the_docs_imports_only_public_names() -> None:
     # docs/adapters.md says an adapter needs nothing but scorebridge.kit: its example must show it.
     example = ROOT / "examples" / "scorebridge_tally.py"

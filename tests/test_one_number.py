@@ -193,6 +193,70 @@ def test_dspy(graded: sb.Scorer) -> None:
     assert evaluation.dspy_score == pytest.approx(round(100 * 2.5 / 11, 2))
 
 
+# MLflow GenAI (scorebridge_mlflow): the scorer in mlflow.genai.evaluate on a sqlite store; MLflow's own
+# `graded/mean`, and the failure kinds of its result table (read back by scorebridge_mlflow.summarize).
+def test_mlflow(graded: sb.Scorer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("mlflow")
+    import mlflow
+
+    from scorebridge_mlflow import summarize, to_mlflow
+
+    monkeypatch.setenv("MLFLOW_DISABLE_TELEMETRY", "true")
+    monkeypatch.chdir(tmp_path)
+    mlflow.set_tracking_uri(f"sqlite:///{tmp_path / 'mlflow.db'}")
+    data = [
+        {"inputs": {"input": i}, "outputs": o, "expectations": {} if lab is None else {"expected_response": lab}}
+        for i, (o, lab) in zip(ITEMS, ROWS, strict=True)
+    ]
+    try:
+        result = mlflow.genai.evaluate(data=data, scorers=[to_mlflow(graded)])
+    finally:
+        mlflow.set_tracking_uri(None)
+    s = summarize(result, "graded")
+    assert _counts(s.scored, result.metrics["graded/mean"], dict(s.failure_kinds)) == EXPECTED
+    assert s.unscored == 2
+
+
+# --- pydantic-evals -----------------------------------------------------------------------------------
+
+
+def _pydantic_evals_report(graded: sb.Scorer, *others: Any) -> Any:
+    pytest.importorskip("pydantic_evals")
+    from pydantic_evals import Case, Dataset
+
+    from scorebridge_pydantic_evals import to_pydantic_evals
+
+    cases = [Case(name=item, inputs=item, expected_output=label) for item, (_, label) in zip(ITEMS, ROWS, strict=True)]
+    dataset = Dataset[str, str, Any](name="one number", cases=cases, evaluators=[to_pydantic_evals(graded), *others])
+    return dataset.evaluate_sync(OUTPUTS.__getitem__, progress=False)
+
+
+def test_pydantic_evals(graded: sb.Scorer) -> None:
+    report = _pydantic_evals_report(graded)
+    averages = report.averages()
+    assessed = [case for case in report.cases if "graded" in case.assertions]  # the unlabelled two are skipped
+    failed = [case for case in assessed if not case.assertions["graded"].value]
+    kinds = {kind: round(share * len(failed)) for kind, share in averages.labels["graded_failure_kind"].items()}
+    expected_kinds = {kind: n for kind, n in EXPECTED["failure_kinds"].items() if n}
+    assert _counts(len(assessed), averages.scores["graded_value"], kinds) == {
+        **EXPECTED,
+        "failure_kinds": expected_kinds,
+    }
+    # The assertion pass rate counts HALF as failed (its assertion is False): 2 of 9, not the accuracy's 2.5 / 9.
+    assert averages.assertions == pytest.approx(2 / 9)
+
+
+def test_pydantic_evals_pools_assertions_over_evaluators(graded: sb.Scorer) -> None:
+    # pydantic-evals' one assertion average is over every evaluator's assertions: beside EqualsExpected (2 of
+    # the 9 labelled cases are "Paris"; it skips the unlabelled two as graded does) it is (2 + 2) / 18, a
+    # number of neither; graded's own figure is its NAME_value mean, unchanged.
+    from pydantic_evals.evaluators import EqualsExpected
+
+    averages = _pydantic_evals_report(graded, EqualsExpected()).averages()
+    assert averages.assertions == pytest.approx((2 + 2) / 18)
+    assert averages.scores["graded_value"] == pytest.approx(2.5 / 9)
+
+
 # --- The README's within_1pct, written the natural way, and one error policy ---------------------------------
 #
 # The README's scorer declares `label: float` and checks only `label is None`. Inspect's targets and CSV
@@ -610,41 +674,25 @@ def test_a_label_free_scorer_in_the_pytest_plugin(
     )
 
 
-# --- pydantic-evals -----------------------------------------------------------------------------------
+# --- the RL reward (scorebridge_rl) -----------------------------------------------------------------
 
 
-def _pydantic_evals_report(graded: sb.Scorer, *others: Any) -> Any:
-    pytest.importorskip("pydantic_evals")
-    from pydantic_evals import Case, Dataset
+def test_the_rl_reward(graded: sb.Scorer) -> None:
+    # to_trl(graded) called as GRPOTrainer calls it: TRL's mean is over the rewards that are not None, and the
+    # failure kinds reach its logs as shares of the scored completions (log_metric)
+    from scorebridge_rl import to_trl
 
-    from scorebridge_pydantic_evals import to_pydantic_evals
-
-    cases = [Case(name=item, inputs=item, expected_output=label) for item, (_, label) in zip(ITEMS, ROWS, strict=True)]
-    dataset = Dataset[str, str, Any](name="one number", cases=cases, evaluators=[to_pydantic_evals(graded), *others])
-    return dataset.evaluate_sync(OUTPUTS.__getitem__, progress=False)
-
-
-def test_pydantic_evals(graded: sb.Scorer) -> None:
-    report = _pydantic_evals_report(graded)
-    averages = report.averages()
-    assessed = [case for case in report.cases if "graded" in case.assertions]  # the unlabelled two are skipped
-    failed = [case for case in assessed if not case.assertions["graded"].value]
-    kinds = {kind: round(share * len(failed)) for kind, share in averages.labels["graded_failure_kind"].items()}
-    expected_kinds = {kind: n for kind, n in EXPECTED["failure_kinds"].items() if n}
-    assert _counts(len(assessed), averages.scores["graded_value"], kinds) == {
-        **EXPECTED,
-        "failure_kinds": expected_kinds,
-    }
-    # The assertion pass rate counts HALF as failed (its assertion is False): 2 of 9, not the accuracy's 2.5 / 9.
-    assert averages.assertions == pytest.approx(2 / 9)
-
-
-def test_pydantic_evals_pools_assertions_over_evaluators(graded: sb.Scorer) -> None:
-    # pydantic-evals' one assertion average is over every evaluator's assertions: beside EqualsExpected (2 of
-    # the 9 labelled cases are "Paris"; it skips the unlabelled two as graded does) it is (2 + 2) / 18, a
-    # number of neither; graded's own figure is its NAME_value mean, unchanged.
-    from pydantic_evals.evaluators import EqualsExpected
-
-    averages = _pydantic_evals_report(graded, EqualsExpected()).averages()
-    assert averages.assertions == pytest.approx((2 + 2) / 18)
-    assert averages.scores["graded_value"] == pytest.approx(2.5 / 9)
+    metrics: dict[str, float] = {}
+    rewards = to_trl(graded)(
+        prompts=ITEMS,
+        completions=[output for output, _ in ROWS],
+        completion_ids=[[] for _ in ROWS],
+        solution=[label for _, label in ROWS],
+        trainer_state=None,
+        log_extra=lambda column, values: None,
+        log_metric=metrics.__setitem__,
+    )
+    scored = [r for r in rewards if r is not None]
+    kinds = {kind: round(metrics[f"rewards/graded/{kind}"] * len(scored)) for kind in sb.FAILURE_KINDS}
+    assert _counts(len(scored), sum(scored) / len(scored), kinds) == EXPECTED
+    assert metrics["rewards/graded/unscored"] == pytest.approx(2 / 11)

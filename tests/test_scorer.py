@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import pickle
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -439,3 +440,27 @@ def test_plain_call_nested_inside_a_helper_thread_does_not_wait_on_itself() -> N
     worker.join(timeout=20)
     assert not worker.is_alive(), "the nested plain call hung"
     assert result[0].correct is True
+
+
+BUILT_INS = [
+    sb.exact(),
+    sb.exact(normalise=False),
+    sb.detect_includes(case_sensitive=True),
+    sb.detect_match(location="begin"),
+    sb.detect_exact(),
+    sb.detect_pattern(r"(\d+)", all=True),
+    sb.detect_answer(format="word"),
+]
+
+
+@pytest.mark.parametrize("builtin", BUILT_INS, ids=repr)
+def test_a_built_in_pickles_with_plain_pickle_as_its_factory_and_options(builtin: sb.Scorer) -> None:
+    # Its fn is a closure plain pickle cannot take: it is made again by its factory, which the protocol
+    # knows from the factory's mark, not by importing the built-ins (the protocol reaching up a layer).
+    again = pickle.loads(pickle.dumps(builtin))
+    assert (repr(again), again(None, "ANSWER: 42", "42")) == (repr(builtin), builtin(None, "ANSWER: 42", "42"))
+
+
+def test_a_scorer_of_ones_own_pickles_by_its_fields() -> None:
+    again = pickle.loads(pickle.dumps(sb.scorer(same)))
+    assert (again.name, again.fn, again(None, "a", "a").correct) == ("same", same, True)

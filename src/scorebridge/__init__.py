@@ -7,11 +7,13 @@ summary. It imports no harness; the adapters `scorebridge_inspect`,
 built on the adapter kit, `scorebridge.kit`.
 """
 
+import sys
 from typing import TYPE_CHECKING, Any
 
 from ._protocol.grade import grade_value
 from ._protocol.score import FAILURE_KINDS, FailureKind, Score, ScorerContractError
 from ._protocol.scorer import Scorer, scorer
+from ._runner.groups import GroupedSummaries
 from ._runner.summary import Summaries, Summary
 from ._scorers.detect import detect_exact, detect_includes, detect_match
 from ._scorers.exact import exact
@@ -19,6 +21,7 @@ from ._scorers.model_graded import model_graded_fact, model_graded_qa
 from ._scorers.pattern import detect_answer, detect_pattern
 
 if TYPE_CHECKING:
+    from ._runner.compare import RunComparison, compare
     from ._runner.records import BudgetExceeded
     from ._runner.result import BenchmarkResult
     from ._runner.run import abenchmark, benchmark
@@ -28,6 +31,8 @@ __all__ = [
     "BenchmarkResult",
     "BudgetExceeded",
     "FailureKind",
+    "GroupedSummaries",
+    "RunComparison",
     "Score",
     "Scorer",
     "ScorerContractError",
@@ -35,6 +40,7 @@ __all__ = [
     "Summary",
     "abenchmark",
     "benchmark",
+    "compare",
     "detect_answer",
     "detect_exact",
     "detect_includes",
@@ -52,6 +58,8 @@ _LAZY = {
     "BudgetExceeded": "._runner.records",
     "abenchmark": "._runner.run",
     "benchmark": "._runner.run",
+    "RunComparison": "._runner.compare",
+    "compare": "._runner.compare",
 }
 
 
@@ -69,8 +77,26 @@ def __getattr__(name: str) -> Any:
 
     value = getattr(import_module(home, __name__), name)
     globals()[name] = value
+    for other, where in _LAZY.items():  # those the import loaded too: a BudgetExceeded raised by benchmark()
+        loaded = sys.modules.get(f"{__name__}{where}")
+        if loaded is not None:
+            _publish(getattr(loaded, other, None))
     return value
 
 
 def __dir__() -> list[str]:
     return sorted([*globals(), *__all__, "__version__"])
+
+
+def _publish(value: object) -> None:
+    """A public class shown by its public path: `scorebridge.ScorerContractError`, not `scorebridge._protocol...`.
+
+    Tracebacks, pytest's report and reprs name a class by its `__module__`; pickle
+    finds it there too, so it must be (and is) an attribute of this module.
+    """
+    if isinstance(value, type) and value.__module__.startswith(f"{__name__}._"):
+        value.__module__ = __name__
+
+
+for _name in __all__:
+    _publish(globals().get(_name))

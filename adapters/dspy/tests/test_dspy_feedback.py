@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import dspy
+
+import scorebridge as sb
 from scorebridge import Score
-from scorebridge_dspy import feedback_text
+from scorebridge_dspy import feedback_text, to_dspy
 
 
 def test_a_correct_output_is_just_correct() -> None:
@@ -71,3 +76,38 @@ def test_a_label_that_is_not_text_is_written_as_python_writes_it() -> None:
 def test_an_unscored_score_says_so_with_its_kind() -> None:
     assert feedback_text(Score(None), None) == "unscored"
     assert feedback_text(Score(None, None, "refusal"), None) == "unscored: failure kind refusal"
+
+
+# A parse failure has no outcome: the feedback shows what the model answered instead
+
+
+def _number(item: Any, output: Any, label: Any) -> dict[str, Any]:
+    """A scorer of one's own that reads a number: text that is none is a parse failure with no outcome."""
+    try:
+        value = float(output)
+    except ValueError:
+        return {"correct": False, "failure_kind": "parse_failure"}
+    return {"correct": value == float(label), "outcome": str(value)}
+
+
+def test_a_parse_failure_shows_what_the_model_answered() -> None:
+    # Once GEPA's reflection model read only "parse_failure: expected 7": the outcome is None there.
+    assert feedback_text(Score(False, None, "parse_failure"), 7, "about seven") == (
+        "parse_failure: answered 'about seven'; expected 7"
+    )
+
+
+def test_a_parse_failure_cuts_a_long_answer() -> None:
+    text = feedback_text(Score(False, None, "parse_failure"), 7, "x" * 1000)
+    assert text == f"parse_failure: answered {'x' * 200!r} (cut; 1000 characters in all); expected 7"
+
+
+def test_a_parse_failure_of_an_empty_output_says_nothing_was_answered() -> None:
+    assert feedback_text(Score(False, None, "parse_failure"), 7, "  ") == "parse_failure: answered nothing; expected 7"
+
+
+def test_gepas_feedback_call_shows_the_answer_of_a_parse_failure() -> None:
+    metric = to_dspy(sb.scorer(_number, name="number"))
+    gold = dspy.Example(question="How many days in a week?", answer="7").with_inputs("question")
+    result = metric(gold, dspy.Prediction(answer="about seven"), None, "predict", None)
+    assert (result.score, result.feedback) == (0.0, "parse_failure: answered 'about seven'; expected '7'")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from types import SimpleNamespace
 from typing import Any
 
 import dspy
@@ -236,6 +237,24 @@ def test_answer_exact_match_records_what_exact_records_for_a_failed_output(outpu
 def test_an_output_reporting_a_failure_on_an_unlabelled_item_is_unscored_keeping_its_kind() -> None:
     score = from_dspy(answer_exact_match)("q", {"failure_kind": "refusal"}, None)
     assert (score.correct, score.failure_kind, score.value) == (None, "refusal", None)
+
+
+@pytest.mark.parametrize(
+    "output",
+    [SimpleNamespace(answer="paris"), {"answer": "paris"}, SimpleNamespace(text="paris"), {"text": "paris"}],
+    ids=["answer-attribute", "answer-key", "text-attribute", "text-key"],
+)
+def test_answer_exact_match_reads_the_text_of_an_output_object_as_exact_does(output: Any) -> None:
+    # The object itself once became pred.answer, and answer_exact_match raised TypeError inside its normalising;
+    # by the protocol's rule an output's text is its answer (else text) element, as exact() reads it.
+    assert from_dspy(answer_exact_match)("q", output, "Paris").correct is sb.exact()("q", output, "Paris").correct
+
+
+def test_a_metric_is_handed_the_answer_element_of_an_output_object_as_it_is() -> None:
+    # a number stays a number, as a bare output 5 does: a metric comparing pred.hour == example.hour gets 5
+    metric, calls = spy_on("hour")
+    assert from_dspy(metric, name="spied", label_field="hour")("q", {"answer": 5}, 5).correct is True
+    assert calls[0][1].hour == 5
 
 
 def test_an_output_with_no_text_is_still_judged_by_the_metric() -> None:

@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 from hostile import BrokenRepr, nested
+from inspect_ai import Task
+from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
 from inspect_ai.model import (
     ChatMessageSystem,
@@ -43,7 +45,7 @@ from inspect_ai.scorer import (
     scorer,
     value_to_float,
 )
-from inspect_ai.solver import TaskState
+from inspect_ai.solver import TaskState, multiple_choice
 
 import scorebridge as sb
 from scorebridge_inspect import from_inspect
@@ -171,6 +173,29 @@ def test_choice_no_answer_with_a_reason_is_wrong_for_that_reason() -> None:
     # Inspect's N + no_response: the recording rules count an output with a failure_kind as wrong
     s = from_inspect(choice())({"input": "q", "choices": ["a", "b"]}, "", "A")
     assert (s.correct, s.failure_kind, s.value) == (False, "parse_failure", 0.0)
+
+
+@pytest.mark.parametrize(("reply", "label"), [("ANSWER: A, B", "AB"), ("ANSWER: A", "AB"), ("ANSWER: A, B", "A")])
+def test_choice_reads_a_label_of_letters_without_separators_as_inspect_does(
+    make_output: Callable[..., ModelOutput], reply: str, label: str
+) -> None:
+    # Once "AB" (two letters, no comma) was read as one choice, so only one was marked from the output and
+    # from_inspect(choice()) scored "ANSWER: A, B" 0 where Inspect's eval, with the same target, scores 1.
+    item = {"input": "Which are in France?", "choices": ["Paris", "Lyon", "Berlin"]}
+    task = Task(
+        dataset=[Sample(input=item["input"], choices=item["choices"], target=label)],
+        solver=multiple_choice(multiple_correct=len(label) > 1),
+        scorer=choice(),
+    )
+    [log] = inspect_eval(
+        task,
+        model="mockllm/model",
+        model_args={"custom_outputs": [make_output(reply)]},
+        display="none",
+    )
+    assert log.samples is not None
+    native = log.samples[0].scores["choice"].value  # type: ignore[index]
+    assert from_inspect(choice())(item, reply, label).grade == native
 
 
 def test_choices_that_are_not_strings_name_the_scorer() -> None:
@@ -398,7 +423,6 @@ def test_huge_and_odd_text_is_scored_not_refused() -> None:
         ("Paris", ["Paris"]),
         (["Paris", "", "Paris, France"], ["Paris", "Paris, France"]),
         (100000, ["100000"]),
-        (None, [""]),
     ],
 )
 def test_label_becomes_the_target_as_text(label: Any, target: list[str]) -> None:
@@ -411,6 +435,12 @@ def test_no_label_is_unscored_whatever_the_inspect_scorer_says() -> None:
     # inspect_ai#5525: match() with a blank target says C for any output
     s = from_inspect(match())("q", "anything", "")
     assert (s.correct, s.value) == (None, None)
+
+
+def test_no_label_leaves_the_inspect_scorer_unasked() -> None:
+    seen: list[tuple[TaskState, Target]] = []
+    from_inspect(seeing(seen))("q", "anything", None)
+    assert seen == []
 
 
 def test_bad_label_is_an_error_naming_the_scorer() -> None:
@@ -703,3 +733,35 @@ def test_bad_arguments_fail_at_construction_naming_the_scorer(
 def test_not_an_async_scorer_is_rejected(bad: Any) -> None:
     with pytest.raises(TypeError, match="from_inspect: expected an Inspect AI scorer"):
         from_inspect(bad)
+
+
+# --- options are the whole identity: the Inspect scorer's own arguments are in them ------------------------
+
+
+def test_the_inspect_scorers_own_arguments_are_options() -> None:
+    assert from_inspect(match(location="begin")).options == {"threshold": 1.0, "inspect_args": {"location": "begin"}}
+
+
+def test_a_resume_under_other_inspect_arguments_is_refused_naming_both(tmp_path: Path) -> None:
+    out = tmp_path / "run.jsonl"
+    arms = {"m": lambda item: "The answer is Paris"}
+    sb.benchmark(arms, ["Capital of France?"], ["Paris"], scorer=from_inspect(match()), out=out)
+    with pytest.raises(ValueError, match=r"scored by match\(threshold=1.0\);.* match\(threshold=1.0, inspect_args="):
+        sb.benchmark(arms, ["Capital of France?"], ["Paris"], scorer=from_inspect(match(location="begin")), out=out)
+
+
+def test_a_resume_under_the_same_inspect_scorer_made_again_goes_on(tmp_path: Path) -> None:
+    out = tmp_path / "run.jsonl"
+    arms = {"m": lambda item: "Paris"}
+    sb.benchmark(arms, ["q1"], ["Paris"], scorer=from_inspect(match(location="begin")), out=out)
+    again = sb.benchmark(arms, ["q1", "q2"], ["Paris", "Rome"], scorer=from_inspect(match(location="begin")), out=out)
+    assert len(again.records) == 2
+
+
+def test_with_options_changes_the_threshold() -> None:
+    assert from_inspect(match()).with_options(threshold=0.5).options["threshold"] == 0.5
+
+
+def test_with_options_refuses_other_inspect_arguments_saying_what_to_wrap() -> None:
+    with pytest.raises(TypeError, match=r"wrap the scorer made with others instead: from_inspect\(match\(location="):
+        from_inspect(match()).with_options(inspect_args={"location": "end"})

@@ -8,6 +8,7 @@ offline LLM judge (pydantic-ai's FunctionModel) that passes an output naming Par
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -131,3 +132,9 @@ CASES: list[tuple[Evaluator[Any, Any, Any], Any, Any, float]] = [
     (MaxDuration(seconds=timedelta(seconds=1)), "x", None, 0.5),
     (MaxDuration(seconds=timedelta(seconds=1)), "x", None, 1.5),
 ]
+
+
+def case_id(value: object, width: int = 40) -> str:
+    """A parametrised case's id: its repr without memory addresses, which differ between pytest-xdist's
+    workers (and a run whose workers collect different ids fails as a whole)."""
+    return re.sub(r" at 0x[0-9a-fA-F]+", "", repr(value))[:width]

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from pe_support import CASES, Answer, context, judge_model
+from pe_support import CASES, Answer, case_id, context, judge_model
 from pydantic_ai.models.test import TestModel
 from pydantic_evals import Case
 from pydantic_evals.evaluators import (
@@ -46,7 +46,7 @@ def native(evaluator: Evaluator[Any, Any, Any], output: Any, label: Any, duratio
     return results[0] if results else None
 
 
-@pytest.mark.parametrize(("evaluator", "output", "label", "duration"), CASES, ids=lambda x: repr(x)[:40])
+@pytest.mark.parametrize(("evaluator", "output", "label", "duration"), CASES, ids=case_id)
 def test_a_built_in_gives_in_plain_python_the_verdict_it_gives_inside_pydantic_evals(
     evaluator: Evaluator[Any, Any, Any], output: Any, label: Any, duration: float
 ) -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from pe_support import CASES, context, evaluate, judge_model
+from pe_support import CASES, case_id, context, evaluate, judge_model
 from pydantic_evals import Case, Dataset, increment_eval_metric, set_eval_attribute
 from pydantic_evals.evaluators import (
     Contains,
@@ -74,19 +74,19 @@ def results(evaluator: Evaluator[Any, Any, Any]) -> list[dict[str, Any]]:
     return shown
 
 
-@pytest.mark.parametrize("x", EVALUATORS, ids=lambda e: repr(e)[:50])
+@pytest.mark.parametrize("x", EVALUATORS, ids=lambda e: case_id(e, 50))
 def test_an_evaluator_out_and_back_is_itself(x: Evaluator[Any, Any, Any]) -> None:
     assert to_pydantic_evals(from_pydantic_evals(x)) is x
 
 
-@pytest.mark.parametrize("x", EVALUATORS, ids=lambda e: repr(e)[:50])
+@pytest.mark.parametrize("x", EVALUATORS, ids=lambda e: case_id(e, 50))
 def test_an_evaluator_out_and_back_under_a_threshold_is_itself(x: Evaluator[Any, Any, Any]) -> None:
     # the threshold reads a score on scorebridge's side; inside pydantic-evals the evaluator's results are its own
     assert to_pydantic_evals(from_pydantic_evals(x, threshold=0.5)) is x
 
 
 @pytest.mark.parametrize(
-    "x", [e for e in EVALUATORS if not isinstance(e, (Several, LLMJudge))], ids=lambda e: repr(e)[:50]
+    "x", [e for e in EVALUATORS if not isinstance(e, (Several, LLMJudge))], ids=lambda e: case_id(e, 50)
 )
 def test_an_evaluator_renamed_out_and_back_gives_the_same_results_under_the_new_name(
     x: Evaluator[Any, Any, Any],
@@ -104,7 +104,7 @@ def test_an_evaluator_renamed_out_and_back_gives_the_same_results_under_the_new_
     assert results(renamed) == expected
 
 
-@pytest.mark.parametrize(("x", "output", "label", "duration"), CASES, ids=lambda v: repr(v)[:40])
+@pytest.mark.parametrize(("x", "output", "label", "duration"), CASES, ids=case_id)
 def test_a_renamed_round_trip_hands_back_what_the_evaluator_returns(
     x: Evaluator[Any, Any, Any], output: Any, label: Any, duration: float
 ) -> None:

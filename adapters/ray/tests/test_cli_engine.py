@@ -65,7 +65,7 @@ def from_jsonl(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, sb.Summa
     folder = tmp_path_factory.mktemp("jsonl")
     source = write_jsonl(folder / "data.jsonl", [{"input": f"in {i}", **row} for i, row in enumerate(ROWS)])
     out = folder / "scored.jsonl"
-    summary = score_with_ray(namespace(source, out=str(out)), echo_item)
+    [summary] = score_with_ray(namespace(source, out=str(out)), echo_item)
     return source, summary, [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
 
 
@@ -77,28 +77,28 @@ def test_a_jsonl_file_gives_the_local_engines_summary(from_jsonl: tuple[Path, sb
 def test_out_has_the_rows_in_order_with_their_scores(from_jsonl: tuple[Path, sb.Summary, Any]) -> None:
     _, _, written = from_jsonl
     assert [{k: row[k] for k in ("question", "output", "label")} for row in written] == ROWS
-    assert [row["grade"] for row in written] == ["C", "I", "I", "I", "N"]
+    assert [row["echo_item.grade"] for row in written] == ["C", "I", "I", "I", "N"]
 
 
 def test_a_jsonl_value_reaches_the_scorer_as_json_has_it(from_jsonl: tuple[Path, sb.Summary, Any]) -> None:
     _, _, written = from_jsonl
-    assert [json.loads(row["metadata"])["output"] for row in written] == [row["output"] for row in ROWS]
+    assert [json.loads(row["echo_item.metadata"])["output"] for row in written] == [row["output"] for row in ROWS]
 
 
 def test_the_item_is_the_first_of_item_input_question_the_data_has(from_jsonl: tuple[Path, sb.Summary, Any]) -> None:
     _, _, written = from_jsonl
-    assert [json.loads(row["metadata"])["item"] for row in written] == [f"in {i}" for i in range(len(ROWS))]
+    assert [json.loads(row["echo_item.metadata"])["item"] for row in written] == [f"in {i}" for i in range(len(ROWS))]
 
 
 def test_a_parquet_file_is_read_with_its_types_and_written_as_parquet(tmp_path: Path) -> None:
     source = tmp_path / "data.parquet"
     pq.write_table(pa.Table.from_pylist(ROWS), source)
     out = tmp_path / "scored.parquet"
-    summary = score_with_ray(namespace(source, out=str(out)), sb.exact())
+    [summary] = score_with_ray(namespace(source, out=str(out)), sb.exact())
     assert summary == local_summary(write_jsonl(tmp_path / "same.jsonl", ROWS), sb.exact())
     table = pq.read_table(out)
-    assert table.column_names == ["question", "output", "label", *SCORE_COLUMNS]
-    assert table.column("grade").to_pylist() == ["C", "C", "I", "I", "N"]
+    assert table.column_names == ["line", "question", "output", "label", *(f"exact.{c}" for c in SCORE_COLUMNS)]
+    assert table.column("exact.grade").to_pylist() == ["C", "C", "I", "I", "N"]
 
 
 @pytest.fixture(scope="module")
@@ -108,19 +108,19 @@ def from_csv(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, sb.Summary
     source.write_text('question,output,label\nq,01,1\nq,"a, b","a, b"\nq,,x\nq,7,\n', encoding="utf-8")
     shown = io.StringIO()
     with contextlib.redirect_stdout(shown):
-        summary = score_with_ray(namespace(source, out="-"), echo_item)
+        [summary] = score_with_ray(namespace(source, out="-"), echo_item)
     return source, summary, [json.loads(line) for line in shown.getvalue().splitlines()]
 
 
 def test_a_csv_file_is_read_as_text_as_the_local_engine_reads_it(from_csv: tuple[Path, sb.Summary, Any]) -> None:
     source, summary, written = from_csv
     assert summary == local_summary(source, echo_item)
-    assert [json.loads(row["metadata"])["output"] for row in written] == ["01", "a, b", "", "7"]
+    assert [json.loads(row["echo_item.metadata"])["output"] for row in written] == ["01", "a, b", "", "7"]
 
 
 def test_out_dash_writes_the_scored_rows_to_standard_output(from_csv: tuple[Path, sb.Summary, Any]) -> None:
     _, _, written = from_csv
-    assert [row["grade"] for row in written] == ["I", "C", "I", "N"]
+    assert [row["echo_item.grade"] for row in written] == ["I", "C", "I", "N"]
 
 
 def test_a_row_without_the_label_field_is_named_by_file_and_line(tmp_path: Path) -> None:
@@ -180,7 +180,7 @@ def test_the_command_scores_a_parquet_file_on_a_ray_it_starts(tmp_path: Path) ->
     )
     assert done.returncode == 0, done.stderr
     assert "exact" in done.stdout
-    assert pq.read_table(out).column("correct").to_pylist() == [True, True, False, False, None]
+    assert pq.read_table(out).column("exact.correct").to_pylist() == [True, True, False, False, None]
 
 
 def test_importing_the_command_line_imports_no_ray() -> None:
@@ -190,7 +190,7 @@ def test_importing_the_command_line_imports_no_ray() -> None:
     assert done.stdout.strip() == "[]"
 
 
-def test_an_exception_inside_the_scorer_is_a_row_error_naming_it_and_the_scorer(tmp_path: Path) -> None:
+def test_an_exception_inside_the_scorer_is_a_row_error_naming_its_line_and_the_scorer(tmp_path: Path) -> None:
     @sb.scorer
     def picky(item: Any, output: Any, label: Any) -> bool:
         if output == "01":
@@ -200,15 +200,61 @@ def test_an_exception_inside_the_scorer_is_a_row_error_naming_it_and_the_scorer(
     source = write_jsonl(tmp_path / "data.jsonl", ROWS)
     with pytest.raises(RowError) as info:
         score_with_ray(namespace(source), picky)
-    # it said "... raised ValueError: padded numbers are not allowed raised inside the scorer 'picky' at row 1 of
-    # the batch (counting from 0)": the scorer named twice, and a row of a batch, which is no line of the file
+    # it said "(Ray does not say which line; the command without --engine ray does)": now the line, as locally
     assert str(info.value) == (
-        f"{source}: the scorer 'picky' raised ValueError: padded numbers are not allowed "
-        "(Ray does not say which line; the command without --engine ray does)"
+        f"{source}:3: the scorer 'picky' raised ValueError: padded numbers are not allowed (test_cli_engine.py, line "
+        f"{picky.fn.__code__.co_firstlineno + 3})"
     )
 
 
-def test_a_field_named_as_a_score_column_is_refused(tmp_path: Path) -> None:
-    source = write_jsonl(tmp_path / "data.jsonl", [{"output": "a", "label": "a", "grade": 3}])
-    with pytest.raises(RowError, match=r"data.jsonl: the rows have a field named as a Score column \(grade\)"):
+def test_a_field_named_as_a_column_out_writes_is_refused(tmp_path: Path) -> None:
+    source = write_jsonl(tmp_path / "data.jsonl", [{"output": "a", "label": "a", "exact.grade": 3, "line": 1}])
+    with pytest.raises(
+        RowError, match=r"data.jsonl: the rows have a field named as a column --out writes \(exact.grade, line\)"
+    ):
         score_with_ray(namespace(source), sb.exact())
+
+
+def test_a_field_named_as_a_plain_score_field_is_kept(tmp_path: Path) -> None:
+    source = write_jsonl(tmp_path / "data.jsonl", [{"output": "a", "label": "a", "grade": 3}])
+    out = tmp_path / "scored.jsonl"
+    score_with_ray(namespace(source, out=str(out)), sb.exact())
+    [row] = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert (row["grade"], row["exact.grade"]) == (3, "C")
+
+
+def test_out_has_the_local_engines_columns_and_values(tmp_path: Path) -> None:
+    from scorebridge._cli.main import main
+
+    source = write_jsonl(tmp_path / "data.jsonl", ROWS)
+    main(["score", str(source), "--scorer", "exact", "--out", str(tmp_path / "local.jsonl")])
+    score_with_ray(namespace(source, out=str(tmp_path / "ray.jsonl")), sb.exact())
+    local, on_ray = (
+        [json.loads(line) for line in (tmp_path / name).read_text(encoding="utf-8").splitlines()]
+        for name in ("local.jsonl", "ray.jsonl")
+    )
+    assert [list(row) for row in on_ray] == [list(row) for row in local]  # the same columns, in the same order
+    assert on_ray == local
+
+
+def test_on_error_record_gives_a_scorer_raising_on_row_2_of_3_a_third_over_3(tmp_path: Path) -> None:
+    @sb.scorer
+    def fragile(item: Any, output: Any, label: Any) -> bool:
+        if output == "b":
+            raise ValueError("no b")
+        return bool(output == label)
+
+    rows = [{"output": "a", "label": "a"}, {"output": "b", "label": "a"}, {"output": "c", "label": "d"}]
+    [summary] = score_with_ray(namespace(write_jsonl(tmp_path / "data.jsonl", rows), on_error="record"), fragile)
+    assert (summary.rows, summary.scored, summary.failure_kinds["error"]) == (3, 3, 1)
+    assert summary.accuracy == pytest.approx(1 / 3)
+
+
+def test_two_scorers_give_a_summary_each_and_columns_each(tmp_path: Path) -> None:
+    source = write_jsonl(tmp_path / "data.jsonl", ROWS)
+    out = tmp_path / "scored.parquet"
+    summaries = score_with_ray(namespace(source, out=str(out)), [sb.exact(), echo_item])
+    assert summaries == [local_summary(source, sb.exact()), local_summary(source, echo_item)]
+    table = pq.read_table(out)
+    assert table.column("exact.grade").to_pylist() == ["C", "C", "I", "I", "N"]
+    assert table.column("echo_item.grade").to_pylist() == ["C", "I", "I", "I", "N"]

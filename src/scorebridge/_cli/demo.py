@@ -37,7 +37,7 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
@@ -47,7 +47,7 @@ from .._protocol.scorer import Scorer
 from .._protocol.values import shown
 from .._runner.summary import Summary, number_cell, text_table
 
-__all__ = ["CASES", "HARNESSES", "Case", "demo_scorers", "main", "run"]
+__all__ = ["CASES", "DEMO_SCORERS", "HARNESSES", "HARNESS_TABLE", "Case", "Harness", "demo_scorers", "main", "run"]
 
 
 class Case(NamedTuple):
@@ -68,7 +68,28 @@ CASES: tuple[Case, ...] = (
     Case("Which ocean is the largest?", "The Pacific.", None),  # no label: unscored, out of the accuracy
 )
 
-HARNESSES: tuple[str, ...] = ("python", "benchmark", "inspect", "dspy", "pytest")
+
+class Harness(NamedTuple):
+    """A harness the demo runs: its name, and how, as its progress line says.
+
+    Its run is the module's `_by_<name>(scorers, scratch)`, giving the verdicts (by
+    scorer, then case) and the summaries (by scorer); `scratch` is a folder for its
+    files. Adding a harness is a row here and that one function.
+    """
+
+    name: str
+    how: str
+
+
+HARNESS_TABLE: Final = (
+    Harness("python", "each scorer called directly"),
+    Harness("benchmark", "scorebridge.benchmark()"),
+    Harness("inspect", "an Inspect AI eval on mockllm, scorers through to_inspect"),
+    Harness("dspy", "dspy.Evaluate on a DummyLM, scorers through to_dspy"),
+    Harness("pytest", "pytest.main on a test file of assert_scored calls"),
+)
+
+HARNESSES: tuple[str, ...] = tuple(h.name for h in HARNESS_TABLE)
 
 Verdict = dict[str, Any]  # {"correct": bool | None, "value": float | None, "failure_kind": str | None}
 Verdicts = dict[str, list[Verdict]]  # scorer name -> one verdict per case
@@ -102,6 +123,10 @@ def _label(case: Case) -> str:
     return "" if case.label is None else case.label
 
 
+DEMO_SCORERS: Final = ("detect_match", "dspy_answer_exact_match", "inspect_match")
+"""The names of `demo_scorers()`, known without importing Inspect AI and DSPy."""
+
+
 def demo_scorers() -> dict[str, Scorer]:
     """The three scorers of the demo, by name (imports Inspect AI and DSPy)."""
     import dspy
@@ -133,7 +158,7 @@ def _verdict(score: Score) -> Verdict:
     return {"correct": score.correct, "value": score.value, "failure_kind": score.failure_kind}
 
 
-def _by_python(scorers: Mapping[str, Scorer]) -> Result:
+def _by_python(scorers: Mapping[str, Scorer], scratch: Path) -> Result:
     verdicts: Verdicts = {}
     summaries: Summaries = {}
     for name, s in scorers.items():
@@ -143,7 +168,7 @@ def _by_python(scorers: Mapping[str, Scorer]) -> Result:
     return verdicts, summaries
 
 
-def _by_benchmark(scorers: Mapping[str, Scorer]) -> Result:
+def _by_benchmark(scorers: Mapping[str, Scorer], scratch: Path) -> Result:
     from .._runner.run import benchmark
 
     answers = {c.item: c.output for c in CASES}
@@ -178,7 +203,9 @@ def _by_inspect(scorers: Mapping[str, Scorer], scratch: Path) -> Result:
         scorer=[to_inspect(_as_ones_own(s), name=name) for name, s in scorers.items()],
     )
     model = get_model("mockllm/model", custom_outputs=reply)
-    log = eval(task, model=model, log_dir=str(scratch / "logs"), display="none")[0]
+    # No control server: an eval of seven samples that nothing will steer needs no HTTP app (a second of
+    # importing and binding)
+    log = eval(task, model=model, log_dir=str(scratch / "logs"), display="none", ctl_server=False)[0]
     if log.status != "success" or log.samples is None or log.results is None:
         raise RuntimeError(f"the Inspect AI eval failed: {log.error}")
     samples = sorted(log.samples, key=lambda sample: int(sample.id))
@@ -209,7 +236,7 @@ def _kind_in(feedback: str) -> str | None:
     return head if head in FAILURE_KINDS else None
 
 
-def _by_dspy(scorers: Mapping[str, Scorer]) -> Result:
+def _by_dspy(scorers: Mapping[str, Scorer], scratch: Path) -> Result:
     import dspy
     from dspy.utils import DummyLM
 
@@ -257,6 +284,30 @@ def test_case(name, index):
 """
 
 
+_PYTEST_PLUGINS: Final = (
+    "-p",
+    "pytest_scorebridge._plugin",  # the plugin the test file uses, and only it: no other installed plugin is loaded
+    "-p",
+    "no:cacheprovider",
+    "-p",
+    "no:unraisableexception",  # its collections at the end walk every object Inspect AI and DSPy made (a second)
+)
+
+
+@contextlib.contextmanager
+def _no_plugin_autoload() -> Iterator[None]:
+    """pytest loads no plugin it finds installed (hypothesis's alone took seconds to import, for nothing)."""
+    before = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"]
+        else:
+            os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = before
+
+
 class _Outcomes:
     """A pytest plugin object: whether each test passed, by node id."""
 
@@ -277,9 +328,15 @@ def _by_pytest(scorers: Mapping[str, Scorer], scratch: Path) -> Result:
     (folder / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")  # not the settings of a project around
     report = folder / "scores.jsonl"
     outcomes = _Outcomes()
-    command = [str(folder), "-q", "-p", "no:cacheprovider", "--import-mode=importlib", f"--scorebridge-report={report}"]
+    command = [
+        str(folder),
+        "-q",
+        "--import-mode=importlib",
+        f"--scorebridge-report={report}",
+        *_PYTEST_PLUGINS,
+    ]
     shown = io.StringIO()
-    with contextlib.redirect_stdout(shown):
+    with contextlib.redirect_stdout(shown), _no_plugin_autoload():
         status = pytest.main(command, plugins=[outcomes])
     if status not in (0, 1) or not report.exists():
         raise RuntimeError(f"pytest did not run the demo's tests (exit status {status}):\n{shown.getvalue()}")
@@ -319,17 +376,11 @@ def run_harnesses(
     `done(harness, verdicts, seconds)` is called as each harness finishes."""
     with tempfile.TemporaryDirectory(prefix="scorebridge-demo-") as folder:
         scratch = Path(folder)
-        harnesses: dict[str, Callable[[], Result]] = {
-            "python": lambda: _by_python(scorers),
-            "benchmark": lambda: _by_benchmark(scorers),
-            "inspect": lambda: _by_inspect(scorers, scratch),
-            "dspy": lambda: _by_dspy(scorers),
-            "pytest": lambda: _by_pytest(scorers, scratch),
-        }
         results: dict[str, Result] = {}
-        for harness, run_in in harnesses.items():
+        for harness in HARNESSES:
+            run_in: Callable[[Mapping[str, Scorer], Path], Result] = globals()[f"_by_{harness}"]
             start = time.perf_counter()
-            results[harness] = run_in()
+            results[harness] = run_in(scorers, scratch)
             done(harness, results[harness][0], time.perf_counter() - start)
         return results
 
@@ -407,13 +458,7 @@ def _table(
                 write(f"  {c.native}")
 
 
-_HOW: Final = {
-    "python": "each scorer called directly",
-    "benchmark": "scorebridge.benchmark()",
-    "inspect": "an Inspect AI eval on mockllm, scorers through to_inspect",
-    "dspy": "dspy.Evaluate on a DummyLM, scorers through to_dspy",
-    "pytest": "pytest.main on a test file of assert_scored calls",
-}
+_HOW: Final = {h.name: h.how for h in HARNESS_TABLE}
 
 
 def _progress(write: Callable[[str], None]) -> Callable[[str, Verdicts, float], None]:
@@ -438,7 +483,7 @@ def main(
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # DSPy's LiteLLM would fetch a price list
     if progress is None:
         progress = (lambda line: print(line, file=sys.stderr, flush=True)) if as_json else write
-    progress(f"scorebridge demo: {len(CASES)} outputs, 3 scorers, {len(HARNESSES)} harnesses")
+    progress(f"scorebridge demo: {len(CASES)} outputs, {len(DEMO_SCORERS)} scorers, {len(HARNESSES)} harnesses")
     start = time.perf_counter()
     try:
         scorers = demo_scorers()

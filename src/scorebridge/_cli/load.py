@@ -10,10 +10,17 @@ The forms, as Inspect AI names its own:
   is on the import path first, as for `python -m`).
 
 What is named is a `Scorer` (made with `@scorer`, or assigned: `qa =
-model_graded_qa(grader)`), or a function that returns one (a factory), and
-the `-S` options make it: a factory is called with them, a Scorer is made
-again with them through `Scorer.with_options` (its options are the
-keyword-only parameters of its function).
+model_graded_qa(grader)`), or, by `package.module:name`, a function that
+returns one (a factory), and the `-S` options make it: a factory is called
+with them, a Scorer is made again with them through `Scorer.with_options` (its
+options are the keyword-only parameters of its function). Every value is
+checked against its option (`options.check_values`) before any row is read.
+
+A factory named by `file.py@name` is refused with the sentence Inspect AI's
+`inspect score --scorer file.py@name` refuses it with ("The function NAME was
+not found in file FILE": Inspect finds only `@scorer` functions in a file), so
+one `--scorer` means the same to both command lines; the message says what both
+find. Several `--scorer`: each `-S` goes to every scorer that has that option.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ import inspect
 import os
 import sys
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Final
@@ -32,9 +39,9 @@ from typing import Any, Final
 from .._protocol.scorer import Scorer
 from .._protocol.values import a_type
 from .main import UsageError
-from .options import quote_hint, read_options
+from .options import check_values, option_params, quote_hint, read_options
 
-__all__ = ["NEEDS_GRADER", "describe", "load_scorer", "signature"]
+__all__ = ["NEEDS_GRADER", "describe", "load_scorer", "load_scorers", "signature"]
 
 NEEDS_GRADER: Final = ("model_graded_fact", "model_graded_qa")
 """Built-in scorers that need a grader model, which no `-S` option can give."""
@@ -174,29 +181,24 @@ def _looks_like_scorer_function(fn: Callable[..., Any]) -> bool:
     return len(positional) >= 3 and all(p.default is p.empty for p in positional[:3])
 
 
-def _params(fn: Callable[..., Any]) -> Mapping[str, inspect.Parameter]:
-    try:
-        return inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return {}
-
-
 def _named(what: str, exc: Exception) -> str:
     """The message of `exc` refusing the options of `what`, named once (a built-in's messages start with its name)."""
     text = str(exc)
     return text if text.startswith(f"{what}:") else f"{what}: {text}"
 
 
-def _made(what: str, obj: Any, pairs: Sequence[tuple[str, str]]) -> Scorer:
-    options = read_options(pairs)
+def _made(what: str, obj: Any, options: dict[str, Any], pairs: Sequence[tuple[str, str]]) -> Scorer:
+    """The scorer `obj` names (a Scorer, or a function that makes one), made with `options`, each checked."""
+    params, _ = option_params(obj)
     if isinstance(obj, Scorer):
         if not options:
             return obj
         try:
-            return obj.with_options(**options)
+            made = obj.with_options(**options)
         except (TypeError, ValueError) as exc:
-            params = _params(obj.factory) if obj.factory is not None else {}
             raise UsageError(f"{_named(what, exc)}{quote_hint(params, pairs)}") from None
+        check_values(what, params, options, pairs)
+        return made
     if not callable(obj):
         raise UsageError(f"{what} is {a_type(obj)}, not a scorebridge Scorer or a function that makes one")
     try:
@@ -210,26 +212,81 @@ def _made(what: str, obj: Any, pairs: Sequence[tuple[str, str]]) -> Scorer:
     try:
         made = obj(**options)
     except (TypeError, ValueError) as exc:
-        raise UsageError(f"{_named(what, exc)}{quote_hint(_params(obj), pairs)}") from None
+        raise UsageError(f"{_named(what, exc)}{quote_hint(params, pairs)}") from None
     if not isinstance(made, Scorer):
         raise UsageError(f"{what}() returned {a_type(made)}, not a scorebridge Scorer")
+    check_values(what, params, options, pairs)
     return made
 
 
-def load_scorer(spec: str, pairs: Sequence[tuple[str, str]]) -> Scorer:
-    """The scorer `spec` names (a built-in's name, `file.py@name`, `file.py`, `module:name`), made with the
-    `-S` pairs; a `UsageError` saying what is wrong otherwise."""
+def _not_found_by_file(path: str, name: str) -> UsageError:
+    """A function (a factory) named by file.py@name: refused as Inspect AI's `inspect score` refuses it."""
+    module = Path(path).stem
+    return UsageError(
+        f"--scorer {path}@{name}: The function {name} was not found in file {path} (so says inspect score too: "
+        f"file.py@name finds a Scorer, not a function that makes one). Make its options the scorer's own, "
+        f"@scorer def {name}(item, output, label, *, option=default), which both command lines find; "
+        f"or name the function by its module, --scorer {module}:{name} (scorebridge score only)"
+    )
+
+
+def _find(spec: str) -> tuple[str, Any]:
+    """What `spec` names, before any option: how messages name it, and the object (a Scorer, or a factory)."""
     if "@" in spec or spec.endswith(".py"):
         path, _, name = spec.rpartition("@") if "@" in spec else (spec, "", "")
         if "@" in spec and not name:
             raise UsageError(f"--scorer {spec}: no name after @ (path/to/file.py@name)")
         module = _from_file(path)
         found, obj = _attribute(module, name or None, path)
-        return _made(f"{path}@{found}", obj, pairs)
+        if inspect.isfunction(obj) and not _looks_like_scorer_function(obj):
+            raise _not_found_by_file(path, found)
+        return f"{path}@{found}", obj
     if ":" in spec:
         module_name, _, name = spec.partition(":")
         if not module_name or not name:
             raise UsageError(f"--scorer {spec}: expected package.module:name")
         found, obj = _attribute(_from_module(module_name), name, module_name)
-        return _made(f"{module_name}:{found}", obj, pairs)
-    return _made(spec, _builtin(spec), pairs)
+        return f"{module_name}:{found}", obj
+    return spec, _builtin(spec)
+
+
+def load_scorer(spec: str, pairs: Sequence[tuple[str, str]]) -> Scorer:
+    """The scorer `spec` names (a built-in's name, `file.py@name`, `file.py`, `module:name`), made with the
+    `-S` pairs; a `UsageError` saying what is wrong otherwise."""
+    return load_scorers([spec], pairs)[0]
+
+
+def _options_line(found: Sequence[tuple[str, Any]]) -> str:
+    parts = []
+    for what, obj in found:
+        params, anything = option_params(obj)
+        names = ", ".join(params) or "none"
+        parts.append(f"{what}: {names}{' (and any other)' if anything else ''}")
+    return "; ".join(parts)
+
+
+def load_scorers(specs: Sequence[str], pairs: Sequence[tuple[str, str]]) -> list[Scorer]:
+    """The scorers `specs` name, each made with the `-S` options it has; a `UsageError` otherwise.
+
+    With one scorer, every option goes to it (an option it lacks is refused, naming its options). With
+    several, each option goes to every scorer that has an option of that name, and an option none of them
+    has is refused, naming each scorer's options. Every value is checked against the option's annotation
+    or its default's type (`check_values`) here, before any row is read.
+    """
+    options = read_options(pairs)
+    found = [_find(spec) for spec in specs]
+    if len(found) == 1:
+        what, obj = found[0]
+        return [_made(what, obj, options, pairs)]
+    accepts = [option_params(obj) for _, obj in found]
+    nobody = [key for key in options if not any(anything or key in params for params, anything in accepts)]
+    if nobody:
+        raise UsageError(
+            f"-S {nobody[0]}: none of the scorers has that option (each -S goes to every scorer that has it); "
+            f"their options: {_options_line(found)}"
+        )
+    made = []
+    for (what, obj), (params, anything) in zip(found, accepts, strict=True):
+        mine = {k: v for k, v in options.items() if anything or k in params}
+        made.append(_made(what, obj, mine, [(k, t) for k, t in pairs if k.replace("-", "_") in mine]))
+    return made

@@ -9,6 +9,7 @@ imports argparse and nothing heavy.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -16,6 +17,9 @@ from importlib import import_module
 from typing import Any, Final
 
 from .._protocol.reading import ITEM_TEXT_FIELDS
+
+DEFAULT_CONCURRENCY: Final = 16
+"""--concurrency's default: score_many's (`scorebridge._protocol.scorer.DEFAULT_CONCURRENCY`, which a test compares)."""
 
 __all__ = ["EXIT", "ITEM_FIELDS", "UsageError", "build_parser", "main"]
 
@@ -34,13 +38,13 @@ EXIT: Final = {
 
 _EXIT_STATUSES: Final = """\
 exit status:
-  0    done (and, with --fail-under, the accuracy is at or above it)
+  0    done (and, with --fail-under, every scorer's accuracy is at or above it)
   1    a file could not be read or written: "FILE:LINE: problem" on stderr
        (a missing or empty file, a malformed row, a missing field, a row the
-       scorer refuses or raises on)
+       scorer refuses or raises on, unless --on-error record)
   2    a usage error: a bad argument, an unknown scorer or option, a scorer
        file that cannot be imported, a missing extra
-  3    the accuracy is below --fail-under (or no row was scored)
+  3    a scorer's accuracy is below --fail-under (or it scored no row)
   130  interrupted (Ctrl-C); one line says how many rows were written
   141  stdout was closed early (`| head -1`); nothing more is printed
 """
@@ -63,14 +67,25 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def _fraction(text: str) -> float:
-    """An accuracy for --fail-under: a number from 0 to 1."""
+def _bar(text: str) -> float:
+    """The bar of --fail-under: a finite number, on the summary's scale (0 to 1, or a scorer's own)."""
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1; got {text!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1 (an accuracy); got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected a number; got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number; got {text!r}")
+    return value
+
+
+def _at_least_one(text: str) -> int:
+    """A count for --concurrency: a whole number, at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, at least 1; got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number, at least 1; got {text!r}")
     return value
 
 
@@ -98,10 +113,13 @@ def _add_score(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
     )
     p.add_argument(
         "--scorer",
+        dest="scorers",
+        action="append",
         required=True,
         metavar="SCORER",
-        help="a built-in scorer's name (see `scorebridge list`), path/to/file.py@name, or package.module:name "
-        "(a Scorer, or a function that returns one)",
+        help="a built-in scorer's name (see `scorebridge list`), path/to/file.py@name (a Scorer), or "
+        "package.module:name (a Scorer, or a function that returns one); give it again to score with several "
+        "scorers in one pass, each with its own summary line",
     )
     p.add_argument(
         "-S",
@@ -111,7 +129,8 @@ def _add_score(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
         default=[],
         metavar="KEY=VALUE",
         help="a scorer option, read as Inspect AI reads -S: the value is YAML (true, yes, 3, 1.5, [a, b], null), "
-        "a plain text with commas is a list (a,b), and a dash in the key is an underscore",
+        "a plain text with commas is a list (a,b), and a dash in the key is an underscore; with several "
+        "--scorer, it goes to every scorer that has that option",
     )
     p.add_argument(
         "--item-field",
@@ -128,7 +147,8 @@ def _add_score(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
     p.add_argument(
         "--out",
         metavar="PATH",
-        help='write each row and its score as JSONL, {"line", "row", "score"}, as the rows are scored; '
+        help='write each row as it was read, with its "line" and each scorer\'s Score in columns "SCORER.correct", '
+        '"SCORER.value", "SCORER.grade", ... (docs/cli.md), as JSONL in the input\'s order as the rows are scored; '
         "- writes them to stdout (the summary then goes to stderr)",
     )
     p.add_argument(
@@ -139,9 +159,25 @@ def _add_score(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
     )
     p.add_argument(
         "--fail-under",
-        type=_fraction,
+        type=_bar,
         metavar="ACCURACY",
-        help="exit with status 3 when the accuracy is below ACCURACY (a number from 0 to 1)",
+        help="exit with status 3 when a scorer's accuracy is below ACCURACY, on the summary's own scale (0 to 1, "
+        "or the mean value of a scorer on a scale of its own), or when it scored no row",
+    )
+    p.add_argument(
+        "--concurrency",
+        type=_at_least_one,
+        default=DEFAULT_CONCURRENCY,
+        metavar="N",
+        help=f"score up to N rows at once with scorers that wait (async ones on one event loop, sync ones on "
+        f"threads; the fast built-ins run inline); --out stays in the input's order (default: {DEFAULT_CONCURRENCY})",
+    )
+    p.add_argument(
+        "--on-error",
+        choices=("raise", "record"),
+        default="raise",
+        help="a scorer that raises: stop with the file's line and the exception (raise, the default), or record "
+        "the row wrong, failure kind error, and go on (record)",
     )
     p.add_argument(
         "--engine",
@@ -151,6 +187,11 @@ def _add_score(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
         '(pip install "scorebridge[ray]")',
     )
     p.add_argument("--address", metavar="ADDRESS", help="with --engine ray: the cluster's address (default: Ray's own)")
+    from .compare import add_group_by, add_progress, add_report  # the options `compare` shares
+
+    add_group_by(p)
+    add_report(p)
+    add_progress(p)
     p.set_defaults(module="score")
 
 
@@ -186,7 +227,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action=_Version, help="print the version and exit")
     subcommands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for add in (_add_demo, _add_score, _add_list):
+    from .compare import add_parser as _add_compare  # here: compare imports this module
+
+    for add in (_add_demo, _add_score, _add_list, _add_compare):
         add(subcommands)
     return parser
 

@@ -15,14 +15,18 @@ drops it silently.
 
 from __future__ import annotations
 
+import functools
 import inspect
-from collections.abc import Iterable, Mapping
+import types
+import typing
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from .._protocol.values import a_type
+from .._protocol.scorer import Scorer
+from .._protocol.values import a_type, shown
 from .main import UsageError
 
-__all__ = ["quote_hint", "read_options"]
+__all__ = ["check_values", "option_params", "quote_hint", "read_options"]
 
 
 def _yaml(key: str, text: str) -> Any:
@@ -79,3 +83,142 @@ def quote_hint(params: Mapping[str, inspect.Parameter], pairs: Iterable[tuple[st
                 f"for the text, quote it: -S \"{key}='{text}'\")"
             )
     return ""
+
+
+def _signature(fn: Callable[..., Any]) -> inspect.Signature | None:
+    """`fn`'s signature, its annotations evaluated where they can be (text under `from __future__ import
+    annotations`); None when it has none."""
+    try:
+        return inspect.signature(fn, eval_str=True)
+    except (NameError, SyntaxError, TypeError, AttributeError):  # a name only a type checker sees, say
+        pass
+    except ValueError:
+        return None
+    try:
+        return inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+
+
+def option_params(obj: Any) -> tuple[dict[str, inspect.Parameter], bool]:
+    """The options `obj` takes (a Scorer, or a function that makes one), by name, and whether it takes any other.
+
+    A Scorer's options are its factory's parameters (a built-in's), or else the keyword-only parameters of its
+    function (a scorer made with `@scorer`); a function's, its parameters. The second value is True when a
+    `**kwargs` takes any option.
+    """
+    candidates: list[tuple[Callable[..., Any], bool]] = []  # (function, keyword-only parameters only)
+    if isinstance(obj, Scorer):
+        if obj.factory is not None:
+            candidates.append((obj.factory, False))
+        fn: Any = obj.fn
+        while isinstance(fn, functools.partial):
+            fn = fn.func
+        candidates.append((fn, True))
+    elif callable(obj):
+        candidates.append((obj, False))
+    for fn, keyword_only in candidates:
+        sig = _signature(fn)
+        if sig is None:
+            continue
+        params = list(sig.parameters.values())
+        if keyword_only:
+            params = [p for p in params if p.kind is p.KEYWORD_ONLY]
+        elif any(p.kind is p.VAR_KEYWORD for p in params) and not any(
+            p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in params
+        ):
+            continue  # `factory(**chosen)`, the maker of a @scorer Scorer: its function says the options
+        anything = any(p.kind is p.VAR_KEYWORD for p in params)
+        named = {p.name: p for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+        return named, anything
+    return {}, False
+
+
+_NAMES = {
+    bool: "True or False",
+    int: "a whole number",
+    float: "a number",
+    str: "text",
+    list: "a list",
+    dict: "a mapping",
+    type(None): "null",
+}
+
+
+def _fits(kind: Any, value: Any) -> tuple[bool | None, str]:
+    """Whether `value` fits the annotation `kind` (None: cannot tell), and the annotation said in words."""
+    if kind is Any or kind is inspect.Parameter.empty or isinstance(kind, (str, typing.TypeVar)):
+        return None, ""
+    origin = typing.get_origin(kind)
+    if origin is typing.Union or origin is types.UnionType:
+        verdicts = [_fits(member, value) for member in typing.get_args(kind)]
+        words = " or ".join(w for _, w in verdicts if w)
+        if any(v is True for v, _ in verdicts):
+            return True, words
+        return (None if any(v is None for v, _ in verdicts) else False), words
+    if origin is typing.Literal:
+        allowed = typing.get_args(kind)
+        return value in allowed and type(value) in {type(a) for a in allowed}, f"one of {', '.join(map(repr, allowed))}"
+    if kind is None or kind is type(None):
+        return value is None, "null"
+    if kind is bool:
+        return type(value) is bool, _NAMES[bool]
+    if kind is int:
+        return type(value) is int, _NAMES[int]
+    if kind is float:
+        return type(value) in (int, float), _NAMES[float]
+    if kind is str:
+        return isinstance(value, str), _NAMES[str]
+    if origin in (list, tuple, set, frozenset) or kind in (list, tuple, set, frozenset):
+        if not isinstance(value, list):
+            return False, "a list"
+        args = [a for a in typing.get_args(kind) if a is not Ellipsis]
+        if len(args) == 1:
+            inner = [_fits(args[0], v)[0] for v in value]
+            return (False if False in inner else None if None in inner else True), f"a list of {_fits(args[0], 0)[1]}"
+        return True, "a list"
+    if origin in (dict, Mapping) or kind in (dict, Mapping):
+        return isinstance(value, dict), "a mapping"
+    if isinstance(kind, type):
+        return isinstance(value, kind), f"a {kind.__name__}"
+    return None, ""
+
+
+def _expected(param: inspect.Parameter, value: Any) -> str | None:
+    """What `param` takes, in words, when `value` does not fit it (its annotation, else its default's type)."""
+    if param.annotation is not param.empty and not isinstance(param.annotation, str):
+        fits, words = _fits(param.annotation, value)
+        return None if fits is not False else words
+    default = param.default
+    if default is param.empty or default is None:
+        return None
+    for kind in (bool, int, float, str):
+        if type(default) is kind:
+            fits, words = _fits(kind, value)
+            return None if fits else words
+    if isinstance(default, (list, tuple)):
+        return None if isinstance(value, list) else "a list"
+    return None
+
+
+def check_values(
+    what: str, params: Mapping[str, inspect.Parameter], options: Mapping[str, Any], pairs: Iterable[tuple[str, str]]
+) -> None:
+    """Refuse an option value that does not fit its option: its annotation, or else its default's type.
+
+    `-S tolerance=abc` for `tolerance: float = 0.01` (or `tolerance=0.01`) is refused here, before any row
+    is read, in one line; a text option given what YAML reads as something else says to quote it.
+    """
+    typed = {key.replace("-", "_"): text for key, text in pairs}
+    for key, value in options.items():
+        param = params.get(key)
+        if param is None:
+            continue
+        expected = _expected(param, value)
+        if expected is None:
+            continue
+        text = typed.get(key, repr(value))
+        default = "" if param.default is param.empty else f" (its default is {param.default!r})"
+        got = f"{shown(value)} ({_NAMES.get(type(value)) or a_type(value)})"
+        hint = quote_hint(params, [(key, text)]) if expected == "text" else ""
+        raise UsageError(f"{what}: -S {key}={text}: {key} takes {expected}{default}, not {got}{hint}")

@@ -15,9 +15,13 @@ first, as the local engine reads it (`read_rows`, so a bad line is the same
 - `.csv`: every value a string, an empty cell "", as the local engine reads it.
 
 A path with a scheme (`s3://...`) is not checked here, only read by Ray.
-`--out` gets the rows with the Score's columns added, one file (Parquet, or JSONL
-by its extension; "-" is JSONL on standard output), written as the scored rows
-stream back in the input's order.
+`--out` gets the rows as the local engine writes them (`line`, the row's fields,
+each scorer's `SCORER.FIELD` columns: `scorebridge._runner.scored`), one file
+(Parquet, or JSONL by its extension; "-" is JSONL on standard output), written
+as the scored rows stream back in the input's order. Several scorers are one
+`score_dataset` stage each, so each row is read once. A scorer's exception is
+recorded in every actor and, with --on-error raise, named by the first row's
+line once the rows are scored (Ray cannot say which line a failed task held).
 
 Ray's `uv run` integration is turned off for this process (unless you set
 RAY_ENABLE_UV_RUN_RUNTIME_ENV yourself): under `uv run` it would copy the working
@@ -31,19 +35,27 @@ import os
 os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")  # read when Ray is imported, just below
 
 import argparse
+import functools
 import json
 import sys
+from array import array
+from collections.abc import Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any, Final, cast
 
 import ray
 import ray.data
 
-from scorebridge_ray import SCORE_COLUMNS, score_dataset, summarize
+from scorebridge_ray import score_dataset, summarize
+from scorebridge_ray._ship import ship
 
+from .._protocol.record import raised_score
+from .._protocol.score import Score
 from .._protocol.scorer import Scorer
 from .._runner.files import JSONL_SUFFIXES, PARQUET_SUFFIXES, SUFFIXES, RowError, format_of, read_rows
+from .._runner.scored import LINE, taken_columns, unique_names
 from .._runner.summary import Summary
-from .main import ITEM_FIELDS
+from .load import describe
+from .main import DEFAULT_CONCURRENCY, ITEM_FIELDS
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -64,15 +76,18 @@ def _json_kind(value: Any) -> str | None:
     return _JSON_KIND.get(type(value), "an object")
 
 
-def _check_rows(path: str, fmt: str, needed: list[str]) -> list[str]:
+def _check_rows(path: str, fmt: str, needed: list[str]) -> tuple[list[str], array[int]]:
     """Read the file as the local engine does (every line, "FILE:LINE: problem"), and check what Ray needs.
 
     Every row must have the `needed` fields; in a JSONL file, a field's JSON type
     must not change from row to row (Arrow holds one type per column). The
-    names of the fields, in order of appearance.
+    names of the fields, in order of appearance, and each row's line (for --out's
+    `line` and the messages: Ray Data does not keep them).
     """
     fields: dict[str, tuple[str, int] | None] = {}  # name: (its JSON kind, the line it was first seen on)
+    lines: array[int] = array("q")
     for line, row in read_rows(path):
+        lines.append(line)
         for name in needed:
             if name not in row:
                 have = ", ".join(map(str, row)) or "no fields"
@@ -92,7 +107,7 @@ def _check_rows(path: str, fmt: str, needed: list[str]) -> list[str]:
                     f"the field {name!r} is {kind} here but {seen[0]} on line {seen[1]}; Ray Data holds one type "
                     "per column: make them one type, or score the file without --engine ray",
                 )
-    return list(fields)
+    return list(fields), lines
 
 
 def _parse_lines(batch: pa.Table) -> pa.Table:
@@ -147,43 +162,132 @@ def _raised(exc: BaseException) -> str:
     return lines[-1] if lines else type(exc).__name__
 
 
-def _write_jsonl(ds: Dataset, f: IO[str]) -> None:
-    for batch in ds.iter_batches(batch_format="pyarrow", batch_size=None):
-        for row in cast("pa.Table", batch).to_pylist():
+def _numbered(ds: Dataset, lines: Sequence[int] | None) -> Iterator[pa.Table]:
+    """The batches of `ds` in order, each with the rows' `line` first (the file's lines, else 1, 2, ...)."""
+    import pyarrow as pa
+
+    done = 0
+    for each in ds.iter_batches(batch_format="pyarrow", batch_size=None):
+        batch = cast("pa.Table", each)
+        n = batch.num_rows
+        numbers = lines[done : done + n] if lines is not None else range(done + 1, done + n + 1)
+        done += n
+        yield batch.add_column(0, LINE, pa.array(numbers, type=pa.int64()))
+
+
+def _write_jsonl(batches: Iterator[pa.Table], f: IO[str]) -> None:
+    for batch in batches:
+        for row in batch.to_pylist():
             f.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
 
 
-def _write(ds: Dataset, out: str, fmt: str) -> None:
+def _write(ds: Dataset, lines: Sequence[int] | None, out: str, fmt: str) -> None:
     """The rows of `ds` to one file, as they stream in (the driver holds one batch at a time)."""
+    batches = _numbered(ds, lines)
     if out == "-":
-        _write_jsonl(ds, sys.stdout)
+        _write_jsonl(batches, sys.stdout)
         return
     if fmt == "jsonl":
         with open(out, "w", encoding="utf-8") as f:
-            _write_jsonl(ds, f)
+            _write_jsonl(batches, f)
         return
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    schema = ds.schema().base_schema  # not None: the dataset has rows
+    # the dataset's schema (every block's, unified: a column all null in the first block is typed by the others)
+    schema = ds.schema().base_schema.insert(0, pa.field(LINE, pa.int64()))  # not None: the dataset has rows
     with pq.ParquetWriter(out, schema) as writer:
-        for each in ds.iter_batches(batch_format="pyarrow", batch_size=None):
-            batch = cast("pa.Table", each)
+        for batch in batches:
             writer.write_table(batch.cast(schema) if batch.schema != schema else batch)
 
 
-def score_with_ray(args: argparse.Namespace, scorer: Scorer) -> Summary:
-    """Score `args.file` with `scorer` through Ray Data; write `args.out` when given; the summary.
+_RAISED: Final = "scorebridge.raised"
+"""The metadata key of a Score recorded for an exception under --on-error raise (found, then reported)."""
+
+
+def _marking(shipped: bytes, what: str) -> Scorer:
+    """In each actor: the shipped scorer, its exceptions recorded with the exception named in `_RAISED`.
+
+    So that the driver can name the first row that raised by its line, which Ray cannot: the rows are
+    scored in batches on actors, and a failed task names neither.
+    """
+    from scorebridge_ray._ship import unpack
+
+    scorer = unpack(shipped, what)
+    name = scorer.name
+
+    def error(exc: Exception, label: Any) -> Score:
+        score = raised_score(name, exc, label)
+        marked = {_RAISED: describe(exc)}
+        return Score(score.correct, score.outcome, score.failure_kind, score.value, score.explanation, marked)
+
+    fn: Any
+    if scorer.is_async:
+
+        async def mark_errors_async(item: Any, output: Any, label: Any) -> Any:
+            try:
+                return await scorer.acall(item, output, label)
+            except Exception as exc:
+                return error(exc, label)
+
+        fn = mark_errors_async
+    else:
+
+        def mark_errors(item: Any, output: Any, label: Any) -> Any:
+            try:
+                return scorer(item, output, label)
+            except Exception as exc:
+                return error(exc, label)
+
+        fn = mark_errors
+    return Scorer(name, fn, scorer.options, recorded=True)
+
+
+def _first_raised(ds: Dataset, names: Sequence[str], scorers: Sequence[Scorer], lines: Sequence[int] | None) -> None:
+    """Under --on-error raise: the first row (in the input's order) a scorer raised on, as a RowError."""
+    columns = [f"{name}.metadata" for name in names]
+    done = 0
+    for each in ds.select_columns(columns).iter_batches(batch_format="pyarrow", batch_size=None):
+        batch = cast("pa.Table", each)
+        texts = [batch.column(c).to_pylist() for c in columns]
+        for i in range(batch.num_rows):
+            for scorer, column in zip(scorers, texts, strict=True):
+                if _RAISED in column[i]:
+                    line = lines[done + i] if lines is not None else done + i + 1
+                    raised = json.loads(column[i])[_RAISED]
+                    raise _RowFailed(line, f"the scorer {scorer.name!r} raised {raised}")
+        done += batch.num_rows
+
+
+class _RowFailed(Exception):
+    def __init__(self, line: int, problem: str) -> None:
+        super().__init__(problem)
+        self.line = line
+        self.problem = problem
+
+
+def score_with_ray(args: argparse.Namespace, scorers: Scorer | Sequence[Scorer]) -> list[Summary]:
+    """Score `args.file` with `scorers` through Ray Data; write `args.out` when given; a summary per scorer.
 
     `args` has `file`, `item_field` (None: the first of "item", "input",
     "question" the data has, else no item), `output_field`, `label_field`,
     `out` (None, "-" for standard output, or a path), `address` (None: start a
     local Ray, or join the cluster `ray.init()` finds) and maybe `input_format`
-    (None: the file's extension). A file that cannot be read, a missing field,
-    a field named like a Score column, an unknown format and a cluster that
-    cannot be reached raise `RowError` before anything is scored; an exception
-    inside the scorer is a `RowError` naming it and the scorer. The summary is
-    named after the scorer.
+    (None: the file's extension), `concurrency` (rows an async scorer scores at
+    once in each actor; default 16) and `on_error` ("raise", the default, or
+    "record"). A file that cannot be read, a missing field, a field named like
+    a column --out writes, an unknown format and a cluster that cannot be
+    reached raise `RowError` before anything is scored. With "raise", a
+    scorer's exception is a `RowError` naming the first row's line (in the
+    input's order) and the scorer, once the rows are scored; with "record", the
+    row is recorded wrong, failure kind "error". Each summary is named after
+    its scorer (`exact`, `exact1` for a second of one name). `--out` has the
+    columns the local engine writes (`scorebridge._runner.scored`).
     """
+    chosen = [scorers] if isinstance(scorers, Scorer) else list(scorers)
+    names = unique_names([s.name for s in chosen])
+    on_error = getattr(args, "on_error", "raise")
+    concurrency = getattr(args, "concurrency", None) or DEFAULT_CONCURRENCY
     path = os.fspath(args.file)
     fmt = getattr(args, "input_format", None) or format_of(path, "the input", SUFFIXES)
     out: str | None = None if args.out is None else os.fspath(args.out)
@@ -191,7 +295,10 @@ def score_with_ray(args: argparse.Namespace, scorer: Scorer) -> Summary:
     if out is not None and out != "-":
         out_fmt = format_of(out, "--out", {"jsonl": JSONL_SUFFIXES, "parquet": PARQUET_SUFFIXES})
     needed = [args.output_field, args.label_field] + ([args.item_field] if args.item_field else [])
-    fields = [] if fmt == "parquet" or _remote(path) else _check_rows(path, fmt, needed)
+    lines: Sequence[int] | None = None
+    fields: list[str] = []
+    if fmt != "parquet" and not _remote(path):
+        fields, lines = _check_rows(path, fmt, needed)
     if fmt == "parquet" and not _remote(path) and not os.path.isfile(path):
         raise RowError(path, None, "cannot be read: no such file")
 
@@ -205,16 +312,39 @@ def score_with_ray(args: argparse.Namespace, scorer: Scorer) -> Summary:
     for name in needed:
         if name not in columns:
             raise RowError(path, None, f"no field {name!r}; the rows have {', '.join(columns)}")
-    taken = [name for name in SCORE_COLUMNS if name in columns]
+    taken = taken_columns(columns, names)
     if taken:
-        raise RowError(path, None, f"the rows have a field named as a Score column ({', '.join(taken)}); rename it")
+        raise RowError(
+            path, None, f"the rows have a field named as a column --out writes ({', '.join(taken)}); rename it"
+        )
     item = args.item_field or next((f for f in ITEM_FIELDS if f in columns), None)
-    scored = score_dataset(ds, scorer, output=args.output_field, label=args.label_field, item=item)
+    scored = ds
+    for name, scorer in zip(names, chosen, strict=True):
+        source: Any = scorer
+        if on_error == "raise":
+            source = functools.partial(_marking, ship(scorer, f"score_dataset({scorer.name})"), scorer.name)
+        scored = score_dataset(
+            scored,
+            source,
+            output=args.output_field,
+            label=args.label_field,
+            item=item,
+            concurrency=concurrency,
+            on_error="record",
+            prefix=f"{name}.",
+            # each stage is a pool of actors that reserve CPUs: several stages at 1 CPU each would leave a small
+            # machine none for reading the file (a 2-core machine hung with two scorers), so they share one
+            num_cpus=None if len(chosen) == 1 else 1 / len(chosen),
+        )
     try:
+        scored = scored.materialize()  # scored once, then checked, written and counted
+        if on_error == "raise":
+            _first_raised(scored, names, chosen, lines)
         if out is not None:
-            scored = scored.materialize()  # scored once, then written and counted
-            _write(scored, out, out_fmt)
-        return summarize(scored, scorer.name)
+            _write(scored, lines, out, out_fmt)
+        return [summarize(scored, name, prefix=f"{name}.") for name in names]
+    except _RowFailed as failed:
+        raise RowError(path, failed.line, failed.problem) from None
     except ray.exceptions.RayError as exc:
-        where = "Ray does not say which line; the command without --engine ray does"
-        raise RowError(path, None, f"the scorer {scorer.name!r} raised {_raised(exc)} ({where})") from None
+        what = ", ".join(repr(s.name) for s in chosen)
+        raise RowError(path, None, f"scoring with {what} failed in Ray: {_raised(exc)}") from None

@@ -1,38 +1,51 @@
-"""`scorebridge score`: score a file of outputs row by row, stream the scored rows, print the one summary.
+"""`scorebridge score`: score a file of outputs with one or more scorers, stream the scored rows, print the summaries.
 
-The rows are read, scored and written one at a time, so memory stays flat
-however long the file is; the summary is counted on the way
-(`Summary.of`). Everything that can be checked before scoring is: the scorer
-and its options, the input's first row, the output file.
+Each row is read once and scored by every scorer. Scorers that wait (async ones, and sync ones that may
+block: a grader model, an API of yours) score up to `--concurrency` rows at once, async ones on one event
+loop and sync ones on threads; the fast built-ins run inline. Rows are written to `--out` in the input's
+order as soon as they and every row before them are scored, and at most twice `--concurrency` rows are
+held at a time, so memory stays flat however long the file is; the summaries are counted on the way.
+Everything that can be checked before scoring is: the scorers and their options (each value against its
+option), the input's first row, the output file.
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
+import contextvars
 import itertools
 import json
 import math
 import os
 import sys
-from collections.abc import Iterator, Mapping
+import threading
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
 from importlib import import_module
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Final
 
-from .._protocol.score import Score, ScorerContractError
+from .._protocol.record import raised_score
+from .._protocol.score import FAILURE_KINDS, Score, ScorerContractError
 from .._protocol.scorer import Scorer
-from .._runner.files import RowError, read_rows, read_stream
-from .._runner.progress import stderr_is_terminal
+from .._runner.files import RowError, format_of, read_rows, read_stream
+from .._runner.groups import GroupedSummaries, group_key, group_name, parse_group_by
+from .._runner.progress import Progress, count_rows, progress_mode
+from .._runner.scored import LINE, score_columns, scorer_columns, unique_names
 from .._runner.summary import Summaries, Summary
-from .load import describe, load_scorer
+from .load import describe, load_scorers
 from .main import EXIT, ITEM_FIELDS, UsageError
 
 if TYPE_CHECKING:
-    from tqdm import tqdm
+    import asyncio
 
 __all__ = ["json_line", "run"]
 
 STDIN = "<stdin>"
 """How standard input is named in errors ("<stdin>:3: problem")."""
+
+_SCORING: contextvars.ContextVar[tuple[str, int]] = contextvars.ContextVar("scorebridge_cli_scoring")
+"""The scorer (its name in the summary) and the line being scored, where a grade warning is raised."""
 
 
 def _finite(value: Any) -> Any:
@@ -50,71 +63,304 @@ def _finite(value: Any) -> Any:
     return value
 
 
-def json_line(path: str, line: int, row: Mapping[str, Any], score: Score) -> str:
-    """One line of `--out`: `{"line", "row", "score"}` as standard JSON, with a newline.
+_JSON: Final = json.JSONEncoder(default=str, allow_nan=False)
+"""--out's encoder, made once (`json.dumps` with an argument makes one a call)."""
+
+
+def json_line(path: str, line: int, row: Mapping[str, Any], scores: Mapping[str, Score]) -> str:
+    """One line of `--out`: the row's line, its fields, each scorer's Score columns (`_runner.scored`).
 
     A NaN in the row (JSON's non-standard `NaN`, which the reader accepts) is
     written as null, an infinity as "inf" or "-inf": standard JSON has no such
     number. A value JSON cannot hold (a Parquet timestamp, bytes) is written as
     its `str`.
     """
-    record = {"line": line, "row": row, "score": score.as_dict()}
+    record = {LINE: line, **row}
+    for name, score in scores.items():
+        record.update(score_columns(name, score))
     try:
-        return json.dumps(record, default=str, allow_nan=False) + "\n"
+        return _JSON.encode(record) + "\n"
     except ValueError:  # a NaN or an infinity
         pass
     except RecursionError:
         raise RowError(path, line, "cannot be written as JSON: nested too deeply") from None
     try:
-        return json.dumps(_finite(record), default=str, allow_nan=False) + "\n"
+        return _JSON.encode(_finite(record)) + "\n"
     except (ValueError, RecursionError) as exc:
         raise RowError(path, line, f"cannot be written as JSON ({exc})") from None
 
 
-class _Scoring:
-    """One local run: the rows in, the scored rows out, and how far it got."""
+class _Tally:
+    """A scorer's counts so far, as `Summary.of` counts (a test holds the two to the same numbers)."""
 
-    def __init__(self, args: argparse.Namespace, scorer: Scorer, name: str) -> None:
-        self.args = args
+    __slots__ = ("correct", "kinds", "rows", "scored", "total")
+
+    def __init__(self) -> None:
+        self.rows = self.scored = self.correct = 0
+        self.total = 0.0
+        self.kinds = dict.fromkeys(FAILURE_KINDS, 0)
+
+    def add(self, score: Score) -> None:
+        self.rows += 1
+        if score.correct is None:
+            return
+        self.scored += 1
+        self.correct += score.correct is True
+        self.total += score.value if score.value is not None else float(score.correct)
+        if score.failure_kind is not None:
+            self.kinds[score.failure_kind] += 1
+
+    def summary(self, name: str) -> Summary:
+        return Summary.from_counts(name, self.rows, self.scored, self.correct, self.total, self.kinds)
+
+
+class _Grades:
+    """The grades a scorer returned that no rule reads ("yes", "maybe"): counted per scorer, said once each.
+
+    The core warns once per such grade (a UserWarning naming the value only); while the run lasts, those
+    warnings are caught here, wherever the scorer ran (this thread, a pool thread, a task of the loop),
+    and named by the scorer and line `_SCORING` holds there.
+    """
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.seen: dict[str, tuple[int, int, str]] = {}  # scorer: (count, first line, first message)
+        self._lock = threading.Lock()
+        self._catch = warnings.catch_warnings()
+        self._previous: Any = None
+
+    def __enter__(self) -> _Grades:
+        self._catch.__enter__()
+        warnings.filterwarnings("always", message="unrecognised grade", category=UserWarning)
+        self._previous = warnings.showwarning
+        warnings.showwarning = self._show
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._catch.__exit__(*exc)
+
+    def _show(self, message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+        text = str(message)
+        where = _SCORING.get(None)
+        if where is None or not text.startswith("unrecognised grade"):
+            self._previous(message, category, *args, **kwargs)
+            return
+        name, line = where
+        with self._lock:
+            count, first, said = self.seen.get(name, (0, line, text))
+            self.seen[name] = (count + 1, first, said)
+
+    def report(self) -> None:
+        """One line on stderr per scorer that returned an unreadable grade: how many rows, the first."""
+        for name, (count, first, said) in self.seen.items():
+            grade = said.removeprefix("unrecognised grade ").partition(";")[0]
+            rows = f"{count} row{'' if count == 1 else 's'}"
+            print(
+                f"scorebridge score: {name} returned a grade no rule reads on {rows} (the first: "
+                f"{self.path}:{first}, {grade}), recorded unscored; a grade is True or False, a number, or "
+                "C, P, I, correct, partial, incorrect, pass, fail",
+                file=sys.stderr,
+            )
+
+
+class _Raised(Exception):
+    """A scorer's exception on a row, carried to where the row is written (its turn, in the input's order)."""
+
+    def __init__(self, scorer: Scorer, exc: BaseException) -> None:
+        super().__init__(scorer.name)
         self.scorer = scorer
-        self.name = name
+        self.exc = exc
+
+
+class _Scoring:
+    """One local run: the rows in, the scored rows out, the counts, and how far it got."""
+
+    def __init__(self, args: argparse.Namespace, scorers: Sequence[Scorer], path: str) -> None:
+        self.args = args
+        self.scorers = list(scorers)
+        self.names = unique_names([s.name for s in scorers])
+        self.path = path
+        self.record = args.on_error == "record"
+        self.tallies = [_Tally() for _ in scorers]
+        self.group_by = parse_group_by(args.group_by)
+        self.grouped: list[dict[tuple[Any, ...], _Tally]] = [{} for _ in scorers]
         self.out: IO[str] | None = None
-        self.bar: tqdm[Any] | None = None
+        self.bar: Progress | None = None
         self.scored = 0
         self.written = 0
+        self._added = {LINE, *(c for name in self.names for c in scorer_columns(name))}
+
+    # --- a row's inputs, one scorer's call --------------------------------------------------
 
     def _field(self, line: int, row: Mapping[str, Any], field: str) -> Any:
         if field not in row:
             fields = ", ".join(map(str, row)) or "no fields"
-            raise RowError(self.name, line, f"no field {field!r}; the row has {fields}")
+            raise RowError(self.path, line, f"no field {field!r}; the row has {fields}")
         return row[field]
 
-    def _score(self, line: int, row: Mapping[str, Any]) -> Score:
-        args, scorer = self.args, self.scorer
-        item_field = args.item_field or next((f for f in ITEM_FIELDS if f in row), None)
+    def inputs(self, line: int, row: Mapping[str, Any]) -> tuple[Any, Any, Any]:
+        args = self.args
+        item_field = args.item_field
+        if item_field is None:
+            for field in ITEM_FIELDS:
+                if field in row:
+                    item_field = field
+                    break
+        try:
+            return (
+                None if item_field is None else row[item_field],
+                row[args.output_field],
+                row[args.label_field],
+            )
+        except KeyError:  # named below, field by field
+            pass
         item = None if item_field is None else self._field(line, row, item_field)
-        output = self._field(line, row, args.output_field)
-        label = self._field(line, row, args.label_field)
+        return item, self._field(line, row, args.output_field), self._field(line, row, args.label_field)
+
+    def failed(self, scorer: Scorer, line: int, exc: BaseException) -> RowError:
+        if isinstance(exc, ScorerContractError):
+            return RowError(self.path, line, str(exc))
+        if isinstance(exc, RecursionError):
+            return RowError(self.path, line, f"the scorer {scorer.name!r} cannot read it: nested too deeply")
+        return RowError(self.path, line, f"the scorer {scorer.name!r} raised {describe(exc)}")
+
+    def call(self, i: int, line: int, item: Any, output: Any, label: Any) -> Score:
+        """Scorer `i` on one row, in this thread (`_SCORING` set for the grade warnings)."""
+        scorer = self.scorers[i]
+        _SCORING.set((self.names[i], line))
         try:
             return scorer(item, output, label)
-        except ScorerContractError as exc:
-            raise RowError(self.name, line, str(exc)) from None
-        except RecursionError:
-            raise RowError(self.name, line, f"the scorer {scorer.name!r} cannot read it: nested too deeply") from None
         except Exception as exc:
-            raise RowError(self.name, line, f"the scorer {scorer.name!r} raised {describe(exc)}") from None
+            if self.record:
+                return raised_score(scorer.name, exc, label)
+            raise _Raised(scorer, exc) from None
 
-    def scores(self, rows: Iterator[tuple[int, dict[str, Any]]]) -> Iterator[Score]:
-        """Score each row, write it to `--out` at once, and give its Score (to be counted)."""
+    # --- a scored row, in the input's order --------------------------------------------------
+
+    def keep(self, line: int, row: Mapping[str, Any], scores: Sequence[Score]) -> None:
+        for tally, score in zip(self.tallies, scores):  # noqa: B905  # one Score per scorer, by construction
+            tally.add(score)
+        if self.group_by:
+            key = group_key(row, self.group_by)
+            for groups, score in zip(self.grouped, scores, strict=True):
+                groups.setdefault(key, _Tally()).add(score)
+        self.scored += 1
+        if self.out is not None:
+            if not self._added.isdisjoint(row):
+                taken = ", ".join(sorted(self._added.intersection(row)))
+                raise RowError(self.path, line, f"the row has a field --out writes ({taken}); rename it")
+            self.out.write(json_line(self.path, line, row, dict(zip(self.names, scores))))  # noqa: B905
+            self.written += 1
+        if self.bar is not None:
+            self.bar.update()
+
+    def summaries(self) -> list[Summary]:
+        return [t.summary(name) for t, name in zip(self.tallies, self.names, strict=True)]
+
+    def grouped_summaries(self) -> list[GroupedSummaries]:
+        """Per scorer, a summary per group of `--group-by` (none without it)."""
+        if not self.group_by:
+            return []
+        columns = self.group_by
+        return [
+            GroupedSummaries(columns, [(k, t.summary(group_name(k, columns))) for k, t in groups.items()], whole)
+            for groups, whole in zip(self.grouped, self.summaries(), strict=True)
+        ]
+
+    # --- one row after another, in this thread -----------------------------------------------
+
+    @property
+    def inline(self) -> bool:
+        """True when no scorer waits (all fast), or one row at a time with sync scorers: no event loop."""
+        scorers = self.scorers
+        return all(s.fast for s in scorers) or (self.args.concurrency == 1 and not any(s.is_async for s in scorers))
+
+    def run_here(self, rows: Iterator[tuple[int, dict[str, Any]]]) -> None:
+        count = range(len(self.scorers))
         for line, row in rows:
-            score = self._score(line, row)
-            self.scored += 1
-            if self.out is not None:
-                self.out.write(json_line(self.name, line, row, score))
-                self.written += 1
-            if self.bar is not None:
-                self.bar.update()
-            yield score
+            item, output, label = self.inputs(line, row)
+            try:
+                scores = [self.call(i, line, item, output, label) for i in count]
+            except _Raised as raised:
+                raise self.failed(raised.scorer, line, raised.exc) from None
+            self.keep(line, row, scores)
+
+    # --- up to --concurrency rows at once, in an event loop ----------------------------------
+
+    async def run_concurrently(self, rows: Iterator[tuple[int, dict[str, Any]]]) -> None:
+        import asyncio
+        from concurrent.futures import ThreadPoolExecutor
+
+        n = self.args.concurrency
+        blocking = any(not s.fast and not s.is_async for s in self.scorers)
+        pool = ThreadPoolExecutor(n, thread_name_prefix="scorebridge-score") if blocking else None
+        gate = asyncio.Semaphore(n)
+        window: collections.deque[tuple[int, dict[str, Any], asyncio.Future[list[Score]]]] = collections.deque()
+
+        async def one(i: int, line: int, item: Any, output: Any, label: Any) -> Score:
+            scorer = self.scorers[i]
+            if scorer.fast:
+                return self.call(i, line, item, output, label)
+            async with gate:
+                if pool is not None and not scorer.is_async:
+                    run = contextvars.copy_context().run
+                    loop = asyncio.get_running_loop()
+                    return await loop.run_in_executor(pool, run, self.call, i, line, item, output, label)
+                _SCORING.set((self.names[i], line))
+                try:
+                    return await scorer.acall(item, output, label)
+                except Exception as exc:
+                    if self.record:
+                        return raised_score(scorer.name, exc, label)
+                    raise _Raised(scorer, exc) from None
+
+        async def scored(line: int, item: Any, output: Any, label: Any) -> list[Score]:
+            calls = [one(i, line, item, output, label) for i in range(len(self.scorers))]
+            if len(calls) == 1:
+                return [await calls[0]]
+            done = await asyncio.gather(*calls, return_exceptions=True)  # every call's end, so none is left unread
+            for outcome in done:
+                if isinstance(outcome, BaseException):  # the first scorer's, in --scorer order
+                    raise outcome
+            return list(done)  # type: ignore[arg-type]
+
+        async def write_first() -> None:
+            line, row, task = window.popleft()
+            try:
+                scores = await task
+            except _Raised as raised:
+                raise self.failed(raised.scorer, line, raised.exc) from None
+            self.keep(line, row, scores)
+
+        stop: RowError | None = None
+        try:
+            while True:
+                try:
+                    line, row = next(rows)
+                except StopIteration:
+                    break
+                except RowError as exc:  # a row that cannot be read: the rows before it are written first
+                    stop = exc
+                    break
+                task: asyncio.Future[list[Score]]
+                try:
+                    task = asyncio.ensure_future(scored(line, *self.inputs(line, row)))
+                except RowError as exc:  # a missing field: raised at its turn
+                    task = asyncio.get_running_loop().create_future()
+                    task.set_exception(exc)
+                window.append((line, row, task))
+                while len(window) >= 2 * n or (window and window[0][2].done()):
+                    await write_first()
+            while window:
+                await write_first()
+        finally:
+            for _, _, task in window:
+                task.cancel()
+            await asyncio.gather(*(t for _, _, t in window), return_exceptions=True)
+            if pool is not None:
+                pool.shutdown(wait=False, cancel_futures=True)
+        if stop is not None:
+            raise stop
 
     def close(self) -> None:
         """Close the progress bar and `--out` (flushing the rows written); again does nothing."""
@@ -138,7 +384,7 @@ def _check_out(args: argparse.Namespace) -> None:
     out: str | None = args.out
     if out is None or out == "-":
         return
-    if args.engine == "local" and out.lower().endswith(".parquet"):
+    if args.engine == "local" and out.lower().endswith((".parquet", ".pq")):
         raise UsageError("--out: this engine writes JSONL; Parquet is written by --engine ray")
     if os.path.isdir(out):
         raise RowError(out, None, "cannot be written: it is a folder")
@@ -170,18 +416,29 @@ def _interrupted(args: argparse.Namespace, run: _Scoring) -> int:
     return EXIT["interrupted"]
 
 
-def _local(args: argparse.Namespace, scorer: Scorer) -> Summary | int:
+def _local(args: argparse.Namespace, scorers: Sequence[Scorer]) -> tuple[list[Summary], list[GroupedSummaries]] | int:
     name = STDIN if args.file == "-" else args.file
     rows = _rows(args)
     first = next(rows)  # a missing, empty or unreadable input is found before --out is opened
-    run = _Scoring(args, scorer, name)
+    run = _Scoring(args, scorers, name)
+    grades = _Grades(name)
     try:
         run.out = _open_out(args)
-        if stderr_is_terminal():
-            from tqdm import tqdm
+        mode = progress_mode(None, lines_by_default=True)
+        if mode != "off":
+            total = None if args.file == "-" else count_rows(args.file, args.input_format or format_of(args.file))
+            run.bar = Progress("scoring", "rows", total, mode, delay=0.5, every=args.progress_interval, final=False)
+        every = itertools.chain([first], rows)
+        with grades:
+            if run.inline:
+                run.run_here(every)
+            else:
+                import asyncio  # only for scorers that wait: a run of fast built-ins never imports it
 
-            run.bar = tqdm(desc="scoring", unit=" rows", file=sys.stderr, mininterval=0.25, delay=0.5, leave=False)
-        return Summary.of(scorer.name, run.scores(itertools.chain([first], rows)))
+                asyncio.run(run.run_concurrently(every))
+        run.close()
+        grades.report()
+        return run.summaries(), run.grouped_summaries()
     except KeyboardInterrupt:
         run.close()
         return _interrupted(args, run)
@@ -189,44 +446,110 @@ def _local(args: argparse.Namespace, scorer: Scorer) -> Summary | int:
         run.close()
 
 
-def _with_ray(args: argparse.Namespace, scorer: Scorer) -> Summary:
+def _with_ray(args: argparse.Namespace, scorers: Sequence[Scorer]) -> list[Summary]:
     if args.file == "-":
         raise UsageError("--engine ray reads files, not standard input")
     try:
         engine = import_module(f"{__package__}.ray_engine")
     except ImportError as exc:
         raise UsageError(f'--engine ray needs Ray: pip install "scorebridge[ray]" ({exc})') from None
-    summary: Summary = engine.score_with_ray(args, scorer)
-    return summary
+    summaries: list[Summary] = engine.score_with_ray(args, scorers)
+    return summaries
 
 
-def _report(args: argparse.Namespace, scorer: Scorer, summary: Summary) -> int:
+_BELOW: Final = "below --fail-under"
+
+
+def _page(args: argparse.Namespace, scorers: Sequence[Scorer], summaries: Sequence[Summary], grouped: Any) -> None:
+    """--report: the summaries (and groups) as one HTML page."""
+    from .._runner.report import scorer_text, summary_page, write_page
+    from .._runner.store import scorer_identity
+
+    name = STDIN if args.file == "-" else args.file
+    provenance: list[tuple[str, Any]] = [("file", os.path.abspath(name) if args.file != "-" else name)]
+    if args.file != "-" and os.path.isfile(args.file):
+        provenance.append(("file size", f"{os.path.getsize(args.file):,} bytes"))
+    provenance.append(("rows", summaries[0].rows))
+    for shown, scorer in zip(unique_names([s.name for s in scorers]), scorers, strict=True):
+        provenance.append((f"scorer {shown}", scorer_text(scorer_identity(scorer))))
+    item = args.item_field or "the first of item, input, question"
+    fields = f"output {args.output_field}, label {args.label_field}, item {item}"
+    provenance += [("fields", fields), ("engine", args.engine), ("--out", args.out)]
+    if args.group_by:
+        provenance.append(("group by", ", ".join(parse_group_by(args.group_by))))
+    page = summary_page(f"scorebridge score {name}", summaries, kind="scorer", grouped=grouped, provenance=provenance)
+    write_page(args.report, page)
+
+
+def _report(
+    args: argparse.Namespace, scorers: Sequence[Scorer], summaries: Sequence[Summary], grouped: Sequence[Any] = ()
+) -> int:
     to = sys.stderr if args.out == "-" else sys.stdout
+    if args.report:
+        _page(args, scorers, summaries, grouped)
     if args.format == "json":
-        print(json.dumps(summary.as_dict()), file=to)
+        for n, summary in enumerate(summaries):
+            data = summary.as_dict()
+            if grouped:
+                data["groups"] = grouped[n].as_dict()
+            print(json.dumps(data), file=to)
     else:
         name = STDIN if args.file == "-" else args.file
-        print(f"{name}: {summary.rows} row{'' if summary.rows == 1 else 's'} scored with {scorer!r}", file=to)
-        print(Summaries([summary], kind="scorer"), file=to)
+        rows = summaries[0].rows
+        made = ", ".join(map(repr, scorers))
+        print(f"{name}: {rows} row{'' if rows == 1 else 's'} scored with {made}", file=to)
+        print(Summaries(summaries, kind="scorer"), file=to)
+        for n, groups in enumerate(grouped):
+            whose = f"{summaries[n].name} " if len(summaries) > 1 else ""
+            print(f"\n{whose}by {', '.join(groups.columns)}:", file=to)
+            print(groups.table(), file=to)
+        if args.report:
+            print(f"report: {args.report}", file=to)
     bar = args.fail_under
-    if bar is not None and (summary.accuracy is None or summary.accuracy < bar):
+    status = EXIT["ok"]
+    for summary in summaries if bar is not None else ():
+        if summary.accuracy is not None and summary.accuracy >= bar:
+            continue
         figure = (
             "no row was scored, so there is no accuracy"
             if summary.accuracy is None
             else f"accuracy {summary.accuracy:.4f} over {summary.scored} scored rows"
         )
-        print(f"scorebridge score: {figure}: below --fail-under {bar:g}", file=sys.stderr)
-        return EXIT["below"]
-    return EXIT["ok"]
+        whose = f"{summary.name}: " if len(summaries) > 1 else ""
+        print(f"scorebridge score: {whose}{figure}: {_BELOW} {bar:g}", file=sys.stderr)
+        status = EXIT["below"]
+    return status
 
 
 def run(args: argparse.Namespace) -> int:
     """Run `scorebridge score`; the exit status (usage and file errors are raised for `main` to report)."""
     if args.engine != "ray" and args.address is not None:
         raise UsageError("--address is for --engine ray")
-    scorer = load_scorer(args.scorer, args.options)
+    scorers = load_scorers(args.scorers, args.options)
     _check_out(args)
-    outcome = _with_ray(args, scorer) if args.engine == "ray" else _local(args, scorer)
+    if args.engine == "ray" and args.group_by:
+        raise UsageError("--group-by is for the local engine (summarize each group's rows with scorebridge_ray)")
+    _check_report(args)
+    if args.engine == "ray":
+        return _report(args, scorers, _with_ray(args, scorers))
+    outcome = _local(args, scorers)
     if isinstance(outcome, int):
         return outcome
-    return _report(args, scorer, outcome)
+    return _report(args, scorers, *outcome)
+
+
+def _check_report(args: argparse.Namespace) -> None:
+    """Refuse a `--report` that cannot be written, before any row is scored."""
+    if args.report is None:
+        return
+    folder = os.path.dirname(os.path.abspath(args.report))
+    if os.path.isdir(args.report) or not os.path.isdir(folder):
+        raise RowError(
+            args.report,
+            None,
+            "cannot be written: " + ("it is a folder" if os.path.isdir(args.report) else f"no folder {folder}"),
+        )
+    try:
+        parse_group_by(args.group_by)
+    except ValueError as exc:
+        raise UsageError(f"--group-by: {str(exc).removeprefix('group_by: ')}") from None

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+import os
+from collections.abc import Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .records import FIELDS, BenchmarkRecord
@@ -11,6 +12,8 @@ from .summary import Summaries, Summary, number_cell
 
 if TYPE_CHECKING:
     import pandas
+
+    from .groups import GroupedSummaries
 
 __all__ = ["BenchmarkResult", "Comparison"]
 
@@ -55,15 +58,26 @@ class BenchmarkResult:
     """The records of a benchmark, in arm, item, run order, and what can be made of them.
 
     `records` is a tuple of `BenchmarkRecord`; `arms` the arm names in the
-    order given; `scorer` the scorer's name.
+    order given; `scorer` the scorer's name; `items` the items by id (what
+    `summary(group_by=...)` reads a field of), `runs` the runs per item.
     """
 
-    __slots__ = ("arms", "records", "scorer")
+    __slots__ = ("arms", "items", "records", "runs", "scorer")
 
-    def __init__(self, records: Sequence[BenchmarkRecord], arms: Sequence[str], scorer: str) -> None:
+    def __init__(
+        self,
+        records: Sequence[BenchmarkRecord],
+        arms: Sequence[str],
+        scorer: str,
+        *,
+        items: Mapping[Hashable, Any] | None = None,
+        runs: int | None = None,
+    ) -> None:
         self.records: tuple[BenchmarkRecord, ...] = tuple(records)
         self.arms: tuple[str, ...] = tuple(arms)
         self.scorer = scorer
+        self.items: Mapping[Hashable, Any] = {} if items is None else items
+        self.runs = runs
 
     def __repr__(self) -> str:
         return f"<BenchmarkResult {len(self.records)} records, arms {list(self.arms)}, scorer {self.scorer}>"
@@ -83,13 +97,69 @@ class BenchmarkResult:
             raise ImportError("BenchmarkResult.to_pandas() needs pandas: pip install pandas") from exc
         return pandas.DataFrame.from_records(self.records, columns=list(FIELDS))
 
-    def summary(self) -> Summaries:
+    def summary(self, group_by: str | Sequence[str] | None = None) -> Summaries:
         """Per arm, the one summary (`Summary.of`): rows, scored, correct, accuracy with its 95% Wilson
-        interval, unscored, failure kinds; `str()` of it is a table."""
+        interval, unscored, failure kinds; `str()` of it is a table.
+
+        With `group_by` (an item field, a comma list, or several), each arm's
+        groups first, named `arm / group` (a group is the items with the same
+        value of the fields: a mapping's key or an attribute; `(none)` where an
+        item has none), then the arm's whole, named `arm`: the groups of an arm
+        add up to it.
+        """
         by_arm: dict[str, list[BenchmarkRecord]] = {a: [] for a in self.arms}
         for r in self.records:
             by_arm[r.arm].append(r)
-        return Summaries(Summary.of(a, rs) for a, rs in by_arm.items())
+        if group_by is None:
+            return Summaries(Summary.of(a, rs) for a, rs in by_arm.items())
+        grouped = self.grouped(group_by)
+        rows = []
+        for arm, groups in zip(self.arms, grouped, strict=True):
+            rows += [g._replace(name=f"{arm} / {g.name}") for g in groups.groups]
+            rows.append(groups.whole)
+        return Summaries(rows, kind=f"arm / {', '.join(grouped[0].columns)}" if grouped else "arm")
+
+    def grouped(self, group_by: str | Sequence[str]) -> list[GroupedSummaries]:
+        """Per arm, a `GroupedSummaries` by the item fields `group_by` (see `summary`)."""
+        from .._protocol.reading import element
+        from .groups import GroupedSummaries, parse_group_by
+
+        columns = parse_group_by(group_by)
+        if not columns:
+            raise ValueError("summary: group_by names no field")
+        fields: dict[Hashable, dict[str, Any]] = {}
+        for item_id, item in self.items.items():
+            fields[item_id] = {c: element(item, c) for c in columns}
+        if all(v is None for f in fields.values() for v in f.values()):
+            raise ValueError(f"summary: no item has the field {', '.join(map(repr, columns))} to group by")
+        by_arm: dict[str, list[tuple[dict[str, Any] | None, BenchmarkRecord]]] = {a: [] for a in self.arms}
+        for r in self.records:
+            by_arm[r.arm].append((fields.get(r.item_id), r))
+        return [GroupedSummaries.of(arm, columns, pairs) for arm, pairs in by_arm.items()]
+
+    def report(
+        self, path: str | os.PathLike[str], *, group_by: str | Sequence[str] | None = None, title: str | None = None
+    ) -> str:
+        """Write the summary (and, with `group_by`, each arm's groups) as one self-contained HTML page; the path.
+
+        The page (no request when viewed, see docs/compare.md) charts each arm's accuracy with its 95% interval
+        and its failure kinds, with the scorer, arms, items and runs as provenance.
+        """
+        from .report import summary_page, write_page
+
+        wholes = list(self.summary())
+        grouped = self.grouped(group_by) if group_by is not None else []
+        provenance = [
+            ("scorer", self.scorer),
+            ("arms", ", ".join(self.arms)),
+            ("items", len(self.items) or len({r.item_id for r in self.records})),
+            ("runs per item", self.runs),
+            ("records", len(self.records)),
+        ]
+        page = summary_page(
+            title or "scorebridge benchmark", wholes, kind="arm", grouped=grouped, provenance=provenance
+        )
+        return write_page(path, page)
 
     def compare(self, a: str, b: str) -> Comparison:
         """Compare arms `a` and `b` pair by pair, on the (item, run) pairs both scored (exact McNemar test)."""

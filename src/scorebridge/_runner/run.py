@@ -18,7 +18,7 @@ from .._protocol.scorer import OnError, Scorer, add_note, check_on_error, is_asy
 from .._protocol.sync import run_sync
 from .._protocol.values import label_is_missing
 from .._scorers.exact import exact
-from .progress import stderr_is_terminal
+from .progress import Progress, progress_mode
 from .records import BenchmarkRecord, is_budget_stop, json_safe
 from .result import BenchmarkResult
 from .store import Key, OutFile, scorer_identity
@@ -195,13 +195,11 @@ class _Run:
             if (self.names[a], self.ids[i], r) not in self.done
         ]
         pending = len(self.todo)
-        show = stderr_is_terminal() if self.progress is None else self.progress
-        if show and pending:
-            from tqdm.auto import tqdm
-
-            total = len(self.done) + pending
+        mode = progress_mode(self.progress, lines_by_default=False)
+        if mode != "off" and pending:
             delay = _PROGRESS_DELAY if self.progress is None else 0.0
-            self._bar = tqdm(total=total, initial=len(self.done), unit="run", desc="benchmark", delay=delay)
+            total = len(self.done) + pending
+            self._bar = Progress("benchmark", "runs", total, mode, initial=len(self.done), delay=delay, notebook=True)
         if pending and not self.loop_free and not (all(self.is_async) and self.scorer_inline):
             from concurrent.futures import ThreadPoolExecutor
 
@@ -237,7 +235,8 @@ class _Run:
 
     def _result(self) -> BenchmarkResult:
         records = [self.done[n, i, r] for n in self.names for i in self.ids for r in range(self.runs)]
-        return BenchmarkResult(records, self.names, self.scorer.name)
+        items = dict(zip(self.ids, self.items, strict=True))  # for summary(group_by=...): an item's fields
+        return BenchmarkResult(records, self.names, self.scorer.name, items=items, runs=self.runs)
 
     # --- one run after another, in this thread -----------------------------------------------
 

@@ -71,7 +71,8 @@ class Summary(NamedTuple):
 
     `Summary.of(name, scores)` makes one from Scores, benchmark records or
     anything with `correct`, `value` and `failure_kind`. `as_dict()` is ready
-    for `json.dumps`.
+    for `json.dumps`; `str()` (and `print`) gives the table `Summaries` prints,
+    one row.
     """
 
     name: str
@@ -125,6 +126,10 @@ class Summary(NamedTuple):
             rows - scored,
             MappingProxyType({kind: int(kinds.get(kind, 0)) for kind in FAILURE_KINDS}),
         )
+
+    def __str__(self) -> str:
+        # the table, as Summaries prints it: not the tuple's repr, with its mappingproxy of failure kinds
+        return str(Summaries([self], kind="name"))
 
     def as_dict(self) -> dict[str, Any]:
         """The fields as plain JSON-ready values (the interval a list, the failure kinds a dict)."""

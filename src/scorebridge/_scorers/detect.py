@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Final
 
 from .._protocol.reading import collapse, fold, keep
+from .._protocol.remake import remade_from_options
 from .._protocol.scorer import Scorer
 from .detect_compare import PLACES, choice, comparer, flag, stripped_form
 from .detect_rules import drop_punctuation, strip_ends
@@ -33,6 +34,7 @@ LOCATIONS: Final = ("end", "begin", "any", "exact")
 # --- detect_includes -------------------------------------------------------------------
 
 
+@remade_from_options
 def detect_includes(case_sensitive: bool = False) -> Scorer:
     """Correct when an accepted answer appears anywhere in the output (vitals).
 
@@ -65,6 +67,7 @@ def detect_includes(case_sensitive: bool = False) -> Scorer:
 # --- detect_match ----------------------------------------------------------------------
 
 
+@remade_from_options
 def detect_match(location: str = "end", case_sensitive: bool = False) -> Scorer:
     """Correct when an accepted answer is at the `location` of the output (vitals).
 
@@ -100,6 +103,7 @@ def detect_match(location: str = "end", case_sensitive: bool = False) -> Scorer:
 # --- detect_exact ----------------------------------------------------------------------
 
 
+@remade_from_options
 def detect_exact(case_sensitive: bool = False) -> Scorer:
     """Correct when the normalised output equals a normalised accepted answer (vitals).
 

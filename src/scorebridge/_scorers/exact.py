@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .._protocol.reading import fold, fold_label, keep
 from .._protocol.record import recorded
+from .._protocol.remake import remade_from_options
 from .._protocol.score import Score
 from .._protocol.scorer import Scorer
 from .text import text_scorer
@@ -11,6 +12,7 @@ from .text import text_scorer
 __all__ = ["exact"]
 
 
+@remade_from_options
 def exact(normalise: bool = True) -> Scorer:
     """The exact scorer: the output's text equals one of the label's accepted answers.
 

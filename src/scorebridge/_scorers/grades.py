@@ -1,4 +1,4 @@
-"""Reading a grader's reply: the one clear grade in it, or why there is none.
+"""Reading a grader's reply: its last verdict, or why it gives none (no verdict line, an echo of the prompt).
 
 The grade words are the protocol's (`GRADE_WORDS`: C/correct/pass, P/partial,
 I/incorrect/fail, any case), so a grader's verdict reads as any other grade.
@@ -71,23 +71,62 @@ def _letter(capture: str | None) -> Letter | None:
     return None if value is None else _LETTER[value]
 
 
-def read_verdict(reply: str, pattern: re.Pattern[str] | None = None) -> Letter | str:
-    """The one clear grade in a grader's reply ("C", "P" or "I"), or, when there is none, why (a sentence).
+def _line(text: str, start: int, end: int) -> tuple[int, int]:
+    """The bounds of the line of `text` holding `text[start:end]`."""
+    first = text.rfind("\n", 0, start) + 1
+    last = text.find("\n", end)
+    return first, len(text) if last < 0 else last
 
-    Every match of `pattern` (default `GRADE_PATTERN`) is a verdict; its group
-    is the grade, read with the grade words. There is no clear grade when no
-    match is found, when a match is not a grade word, or when the verdicts
-    disagree ("GRADE: C" then "GRADE: I"): a grader that says two things has
-    not graded.
+
+def _copied(reply: str, verdict: re.Match[str], prompt: str) -> bool:
+    """Whether the verdict line `verdict` of `reply` sits in text copied from `prompt`.
+
+    Copied: the verdict's line together with the line before it (blank lines
+    between skipped; every run of white space read as one space) is in the
+    prompt, or the verdict's line is, when it holds
+    more than the verdict ("For example, you might write 'GRADE: I'."). A
+    verdict line alone ("GRADE: I") is what a grader writes, whatever example
+    lines the prompt holds, so it is never a copy on its own.
     """
-    found = {m.group(1) for m in (_default_pattern() if pattern is None else pattern).finditer(reply)}
-    if not found:
+    first, last = _line(reply, verdict.start(), verdict.end())
+    line = reply[first:last].strip()
+    prompt = _spaced(prompt)
+    if line != verdict.group(0).strip() and _spaced(line) in prompt:
+        return True
+    before = reply[:first].rstrip()
+    if not before:
+        return False
+    start = before.rfind("\n") + 1
+    return _spaced(reply[start:last]) in prompt
+
+
+def _spaced(text: str) -> str:
+    """`text` with each run of white space one space: a copy is a copy whatever its line breaks and indents."""
+    return " ".join(text.split())
+
+
+def read_verdict(reply: str, pattern: re.Pattern[str] | None = None, prompt: str | None = None) -> Letter | str:
+    """The grade of a grader's reply, its last verdict ("C", "P" or "I"); when it gives none, why (a sentence).
+
+    Every match of `pattern` (default `GRADE_PATTERN`) is a verdict, and the
+    last one counts, as in Inspect AI and vitals: a grader that reconsiders
+    ("GRADE: I ... on reflection ... GRADE: C") grades C. Its group is the
+    grade, read with the grade words; there is no grade when no match is
+    found or the last match is not a grade word. With `prompt` (the prompt
+    the grader was given), a last verdict that sits in text copied from the
+    prompt is an echo, no grade (`_copied`): a grader that repeats the
+    prompt's own verdict lines ("GRADE: C" / "GRADE: I", its instructions, an
+    answer that writes one) has not graded.
+    """
+    last = None
+    for found in (_default_pattern() if pattern is None else pattern).finditer(reply):
+        last = found
+    if last is None:
         return "no verdict line (GRADE: C, P or I, alone at the end of its line) in the reply"
-    letters = {_letter(capture) for capture in found}
-    if None in letters:
-        odd = next(c for c in found if _letter(c) is None)
-        return f"the grade {odd[:40]!r} in the reply is not C, P or I"
-    if len(letters) > 1:
-        return f"the reply gives more than one grade: {', '.join(sorted(letters))}"  # type: ignore[arg-type]
-    (letter,) = letters
-    return letter  # type: ignore[return-value]
+    capture = last.group(1)
+    letter = _letter(capture)
+    if letter is None:
+        return f"the grade {(capture or '')[:40]!r} in the reply is not C, P or I"
+    if prompt is not None and _copied(reply, last, prompt):
+        return "the reply's last verdict line is copied from the prompt"
+    return letter

@@ -170,7 +170,7 @@ def _model_graded(
             return failed(prompt, text, "the reply repeats the prompt", reply)
         if shows_rules and len(rules) >= 20 and rules in reply:
             return failed(prompt, text, "the reply repeats the prompt's instructions", reply)
-        grade = read_verdict(reply, pattern)
+        grade = read_verdict(reply, pattern, prompt)
         if grade not in _VALUES:
             return failed(prompt, text, grade, reply)
         counted = "I" if grade == "P" and not partial_credit else grade
@@ -255,19 +255,22 @@ def model_graded_qa(
     label is unscored. An item, output or label that cannot be read is a
     `ScorerContractError` naming the scorer.
 
-    The grade is the one clear verdict in the reply: with the default
-    `grade_pattern` (`GRADE_PATTERN`) a line that ends "GRADE: C" (P, I, or a
-    grade word: correct, partial, incorrect, pass, fail; any case;
-    decorations such as "**" allowed). A string pattern is compiled
-    case-insensitive and multi-line and must have exactly one group, the
-    grade. C is correct (value 1.0), I incorrect (0.0, failure kind "wrong"),
+    The grade is the reply's last verdict, as in Inspect AI and vitals (a
+    grader that reconsiders, "GRADE: I ... on reflection ... GRADE: C",
+    grades C): with the default `grade_pattern` (`GRADE_PATTERN`) a line that
+    ends "GRADE: C" (P, I, or a grade word: correct, partial, incorrect, pass,
+    fail; any case; decorations such as "**" allowed). A string pattern is
+    compiled case-insensitive and multi-line and must have exactly one group,
+    the grade. C is correct (value 1.0), I incorrect (0.0, failure kind "wrong"),
     P partly correct (value 0.5, correct False) when `partial_credit` is
     True, else counted as I. The reply is the explanation; metadata has the
     prompt and the grade the grader gave.
 
-    The grader's failure is not the output's: a reply with no clear grade (no
-    verdict line, a grade followed by prose, two verdicts that disagree, an
-    echo of the prompt or of its instructions), a reply that is not a string, a
+    The grader's failure is not the output's: a reply with no grade (no
+    verdict line, a grade followed by prose, a last capture that is no grade,
+    an echo: the whole prompt, the instructions of a template that shows
+    them, or a last verdict line copied from the prompt with the line before
+    it), a reply that is not a string, a
     grader that raises, and a grader that gives no reply within `timeout`
     seconds (default 300; None waits for ever) make the Score unscored
     (correct None, no failure kind) with metadata "grader_failed" saying what

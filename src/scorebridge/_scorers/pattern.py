@@ -12,6 +12,7 @@ from typing import Any, Final
 
 from .._protocol.reading import collapse, fold, keep
 from .._protocol.record import recorded
+from .._protocol.remake import remade_from_options
 from .._protocol.score import Score
 from .._protocol.scorer import Scorer
 from .._protocol.values import seconds as timeout_seconds
@@ -38,6 +39,7 @@ def _compile(scorer: str, pattern: str, case_sensitive: bool) -> Any:
         raise ValueError(f"{scorer}: the pattern {pattern!r:.200} is not a valid regular expression: {exc}") from exc
 
 
+@remade_from_options
 def detect_pattern(pattern: str, case_sensitive: bool = False, all: bool = False, timeout: float = 1.0) -> Scorer:
     """Correct when what `pattern` captures in the output is an accepted answer (vitals).
 
@@ -143,6 +145,7 @@ _NOTHING_READ: Final = {
 }
 
 
+@remade_from_options
 def detect_answer(format: str = "line") -> Scorer:
     """Correct when what follows the last "ANSWER:" is an accepted answer (vitals).
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from scorebridge import Score
-from scorebridge.kit import is_number, plain_digits
+from scorebridge.kit import element, is_missing, is_number, plain_digits
 
 __all__ = ["feedback_text"]
 
@@ -36,13 +36,29 @@ def _expected(label: Any) -> str:
     return _quoted(label)
 
 
-def feedback_text(score: Score, label: Any) -> str:
+_NO_OUTPUT: Final = object()  # feedback_text was not given the output
+_NOTHING: Final = "answered nothing"
+
+
+def _answered(output: Any) -> str:
+    """What the model answered, as feedback shows it when the scorer saw no text in it: quoted, cut at 200."""
+    if output is None or is_missing(output) or (isinstance(output, str) and not output.strip()):
+        return _NOTHING
+    found = output if isinstance(output, str) else element(output, "answer")
+    if found is None:
+        found = element(output, "text")
+    return f"answered {_quoted(output if found is None else found)}"
+
+
+def feedback_text(score: Score, label: Any, output: Any = _NO_OUTPUT) -> str:
     """Feedback for a reflection model: why the output scored as it did, in one line (more if the explanation has).
 
     The line starts with the verdict, "correct", the failure kind ("refusal",
     "wrong", ...) or "unscored", then a colon and the details, separated by
     "; ": the scorer's explanation; for a wrong output the answer the scorer
-    saw ("answered 'Lyon'") and the label ("expected 'Paris'", or "expected one
+    saw ("answered 'Lyon'"; when the scorer saw no text, a parse failure say, what
+    the model answered: `output`, its answer or text element for an object,
+    "answered nothing" for none, unless the explanation says so) and the label ("expected 'Paris'", or "expected one
     of 'Paris', 'paris city'" for several accepted answers); for an unscored
     one its failure kind, if any; the value when it is partial credit ("score
     0.5"). A correct output with nothing more to say is just "correct". Quoted
@@ -63,6 +79,10 @@ def feedback_text(score: Score, label: Any) -> str:
     if score.correct is False:
         if score.outcome is not None:
             details.append(f"answered {_quoted(score.outcome)}")
+        elif output is not _NO_OUTPUT:  # a parse failure has no outcome: the reflection model needs the answer
+            answered = _answered(output)
+            if answered != _NOTHING or not score.explanation:  # "the output is empty" says it already
+                details.append(answered)
         details.append(f"expected {_expected(label)}")
     elif score.failure_kind is not None:  # unscored (no label), its failure kind kept
         details.append(f"failure kind {score.failure_kind}")

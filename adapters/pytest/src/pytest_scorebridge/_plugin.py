@@ -57,6 +57,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="write every score recorded in the run to PATH as JSONL, one score a line "
         "(test node id, scorer, the Score's fields)",
     )
+    group.addoption(
+        "--scorebridge-group-by",
+        action="append",
+        default=[],
+        metavar="FIELD",
+        help="in the scorebridge summary, a line per group of scores whose test's case (a row of a "
+        "scorebridge_cases file) has the same FIELD (repeat it, or a comma list), then the whole",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -71,6 +79,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if path is not None and path.is_dir():
         raise pytest.UsageError(f"--scorebridge-report: {path} is a folder; give the path of a file")
     records = Records()
+    records.group_by = _group_by(config)
     config.stash[_RECORDS] = records
     config.stash[_PROBLEMS] = []
     push(records)
@@ -92,6 +101,25 @@ def pytest_runtest_logfinish() -> None:
     records = active()
     if records is not None:
         records.current = None
+        records.case = None
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    records = active()
+    callspec = getattr(item, "callspec", None)
+    if records is not None and records.group_by and callspec is not None:
+        case = callspec.params.get("case")
+        records.case = case if isinstance(case, dict) else None
+
+
+def _group_by(config: pytest.Config) -> tuple[str, ...]:
+    names: list[str] = []
+    for given in config.getoption("scorebridge_group_by") or []:
+        for name in given.split(","):
+            if not name.strip():
+                raise pytest.UsageError(f"--scorebridge-group-by: a blank field name in {given!r}")
+            names.append(name.strip())
+    return tuple(dict.fromkeys(names))
 
 
 @pytest.fixture
@@ -185,7 +213,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         except Exception as exc:
             problems.append(f"the report {path} could not be written ({len(rows)} scores are not in it): {exc!r:.300}")
     try:
-        config.stash[_LINES] = summary_lines(rows) if rows else []
+        config.stash[_LINES] = summary_lines(rows, config.stash[_RECORDS].group_by) if rows else []
     except Exception as exc:  # made here, not in the terminal summary, so that it can fail the run
         problems.append(f"the summary of {len(rows)} scores could not be made: {exc!r:.300}")
     if problems:

@@ -30,15 +30,20 @@ class Records:
     controller as one JSON text (`pack`).
     """
 
-    __slots__ = ("current", "rows")
+    __slots__ = ("case", "current", "group_by", "rows")
 
     def __init__(self) -> None:
         self.rows: list[dict[str, Any]] = []
         self.current: str | None = None  # the nodeid of the test running now
+        self.case: dict[str, Any] | None = None  # its case (a row of a case file), if it has one
+        self.group_by: tuple[str, ...] = ()  # --scorebridge-group-by: the case fields a row keeps as "group"
 
     def add(self, nodeid: str | None, scorer: str, score: Score) -> None:
         """Record `score`, given by the scorer named `scorer` in the test `nodeid`."""
         row: dict[str, Any] = {"nodeid": nodeid, "scorer": scorer, **score.as_dict()}
+        if self.group_by:
+            case = self.case or {}
+            row["group"] = {f: _plain(case.get(f)) for f in self.group_by}
         try:
             row["metadata"] = json.loads(json.dumps(row["metadata"], default=safe_repr))
         except Exception:  # a mapping that holds itself, nests too deep, has keys JSON cannot hold, or raises
@@ -47,6 +52,11 @@ class Records:
 
     def __repr__(self) -> str:
         return f"<scorebridge Records: {len(self.rows)} scores>"
+
+
+def _plain(value: Any) -> Any:
+    """A case's value as the report holds it: JSON's own types kept, anything else its repr."""
+    return value if value is None or isinstance(value, (str, int, float, bool)) else safe_repr(value)
 
 
 def safe_repr(value: Any) -> str:

@@ -8,27 +8,36 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from scorebridge import GroupedSummaries
 from scorebridge.kit import Summaries, Summary
 
 __all__ = ["report_line", "summary_lines", "write_report"]
 
 
-def summary_lines(rows: Sequence[dict[str, Any]]) -> list[str]:
+def summary_lines(rows: Sequence[dict[str, Any]], group_by: Sequence[str] = ()) -> list[str]:
     """The summary table, one line a scorer (by name), counted as everywhere else (`scorebridge.Summary`).
 
     Each recorded Score is one row: a test that asserts on the same output
     twice (once alone, once in an `assert_accuracy` batch) counts it twice.
-    The first line says how many Scores in how many tests were counted.
+    The first line says how many Scores in how many tests were counted. With
+    `group_by` (case fields, `--scorebridge-group-by`), a table per scorer
+    follows: a line per group of its test's case values, then all of them.
     """
     by_scorer: dict[str, list[SimpleNamespace]] = {}
     for row in rows:
         by_scorer.setdefault(row["scorer"], []).append(
-            SimpleNamespace(correct=row["correct"], value=row["value"], failure_kind=row["failure_kind"])
+            SimpleNamespace(
+                correct=row["correct"], value=row["value"], failure_kind=row["failure_kind"], group=row.get("group")
+            )
         )
     tests = len({row["nodeid"] for row in rows})
     head = f"{len(rows)} score{'' if len(rows) == 1 else 's'} recorded in {tests} test{'' if tests == 1 else 's'}"
     table = Summaries((Summary.of(name, by_scorer[name]) for name in sorted(by_scorer)), kind="scorer")
-    return [f"{head} (each assertion or record counts once)", *table.lines()]
+    lines = [f"{head} (each assertion or record counts once)", *table.lines()]
+    for name in sorted(by_scorer) if group_by else ():
+        grouped = GroupedSummaries.of(name, group_by, ((v.group, v) for v in by_scorer[name]))
+        lines += ["", f"{name} by {', '.join(group_by)}:", *grouped.lines()]
+    return lines
 
 
 def report_line(row: dict[str, Any]) -> bytes:

@@ -1,0 +1,987 @@
+"""Two scored runs compared item by item: `compare(base, new)`, the `RunComparison` it gives, and its statistics.
+
+A run is what `scorebridge score --out` writes (JSONL or Parquet, a row and its
+Score), what `benchmark(out=...)` writes (a header, then one record a line), a
+`BenchmarkResult`, or rows in memory (a Ray Dataset scored by `score_dataset`, a
+list of dicts). Rows are paired by an id; for each side the one summary
+(`Summary`, counted as everywhere else), then over the pairs both sides scored:
+
+- the paired difference in accuracy (new minus base) with its 95% interval:
+  Newcombe's hybrid score interval for paired proportions (his method 10, with
+  the correction of the correlation that Altman et al., *Statistics with
+  Confidence*, give), from the two Wilson intervals; with partial credit, the
+  normal interval of the mean of the paired differences;
+- the exact McNemar test on the flips (a pair right in one run and wrong in the
+  other), as `BenchmarkResult.compare` does;
+- the flips themselves: regressed (right in base, wrong in new) and improved,
+  each with its outcome and failure kind on both sides, shortest first.
+
+Rows on one side only are counted and named, never dropped silently.
+
+Files are read twice, never held whole: once for the verdicts (a few bytes a
+row), and once more for the text of the flipped rows only.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from array import array
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping, Sequence
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
+
+from .._protocol.reading import ITEM_TEXT_FIELDS
+from .._protocol.score import FAILURE_KINDS, FailureKind
+from .files import JSONL_SUFFIXES, PARQUET_SUFFIXES, Format, RowError, format_of, json_object, read_rows
+from .groups import GroupedSummaries, group_key, group_name, parse_group_by, sort_key
+from .records import FIELDS
+from .stats import Z95, mcnemar_exact, wilson_interval
+from .summary import Summaries, Summary, number_cell, text_table
+
+if TYPE_CHECKING:
+    pass
+
+__all__ = ["Flip", "FlipSide", "GroupComparison", "PairedDifference", "RunComparison", "compare", "paired_interval"]
+
+ALPHA: Final = 0.05
+"""The level of the test: a drop is significant when McNemar's exact p is below it (and the 95% interval matches)."""
+
+TEXT_LIMIT: Final = 2000
+"""The longest text (an output, an item, an explanation) kept of a flipped row; longer is cut, its length kept."""
+
+_SCORED_FORMATS: Final[Mapping[Format, tuple[str, ...]]] = {"jsonl": JSONL_SUFFIXES, "parquet": PARQUET_SUFFIXES}
+_ITEM_FIELDS: Final = ("item", *ITEM_TEXT_FIELDS)
+_KINDS: Final = (None, *FAILURE_KINDS)
+_KIND_CODE: Final[dict[str | None, int]] = {k: i for i, k in enumerate(_KINDS)}
+_WRONG, _RIGHT, _UNSCORED = 0, 1, 2
+
+
+# --- statistics -------------------------------------------------------------------------------
+
+
+def paired_interval(both: int, only_base: int, only_new: int, neither: int) -> tuple[float, float]:
+    """The 95% interval of the paired difference in accuracy, new minus base, from the 2x2 table of the pairs.
+
+    `both` pairs right in both runs, `only_base` right in base only (regressed),
+    `only_new` right in new only (improved), `neither` wrong in both.
+    Newcombe's hybrid score interval (1998, method 10): the Wilson intervals
+    of the two accuracies, combined with the correlation of the pairs (phi,
+    with Altman's correction: ad - bc less n/2 when positive, 0 when below it).
+    It stays inside [-1, 1], is not a point when no pair flips (the Wald
+    interval is), and 7 regressed, 2 improved of 200 gives about [-0.058,
+    0.008]. Raises ValueError with no pair.
+    """
+    n = both + only_base + only_new + neither
+    if n < 1:
+        raise ValueError("a paired interval needs at least one pair")
+    p_new, p_base = (both + only_new) / n, (both + only_base) / n
+    l_new, u_new = wilson_interval(both + only_new, n)
+    l_base, u_base = wilson_interval(both + only_base, n)
+    margins = (both + only_new) * (only_base + neither) * (both + only_base) * (only_new + neither)
+    cross = both * neither - only_base * only_new
+    corrected = cross - n / 2 if cross > n / 2 else (cross if cross < 0 else 0.0)
+    phi = corrected / math.sqrt(margins) if margins else 0.0
+    d = p_new - p_base
+    low = d - math.sqrt(
+        max(0.0, (p_new - l_new) ** 2 - 2 * phi * (p_new - l_new) * (u_base - p_base) + (u_base - p_base) ** 2)
+    )
+    high = d + math.sqrt(
+        max(0.0, (u_new - p_new) ** 2 - 2 * phi * (u_new - p_new) * (p_base - l_base) + (p_base - l_base) ** 2)
+    )
+    return max(-1.0, low), min(1.0, high)
+
+
+def _mean_interval(diffs: Sequence[float]) -> tuple[float, float] | None:
+    n = len(diffs)
+    if n < 2:
+        return None
+    mean = math.fsum(diffs) / n
+    var = math.fsum((x - mean) ** 2 for x in diffs) / (n - 1)
+    half = Z95 * math.sqrt(var / n)
+    return mean - half, mean + half
+
+
+class PairedDifference(NamedTuple):
+    """The pairs both runs scored, compared: the 2x2 table, both accuracies, their difference, its interval, McNemar.
+
+    `regressed` pairs are right in base and wrong in new, `improved` the
+    reverse. `difference` is `new_accuracy - base_accuracy` (mean values, so
+    partial credit counts); `interval` its 95% interval (`paired_interval`;
+    the normal interval of the mean paired difference when a value is partial
+    credit; None with no pair). `p_value` is the two-sided exact McNemar test
+    on the flips (1.0 with none). With no pair the accuracies are None.
+    """
+
+    pairs: int
+    both_correct: int
+    regressed: int
+    improved: int
+    both_wrong: int
+    base_accuracy: float | None
+    new_accuracy: float | None
+    difference: float | None
+    interval: tuple[float, float] | None
+    p_value: float
+
+    @property
+    def significant_drop(self) -> bool:
+        """True when new is worse and it is no chance: p < 0.05 and more pairs regressed than improved."""
+        return self.p_value < ALPHA and self.regressed > self.improved
+
+    @property
+    def significant_gain(self) -> bool:
+        """True when new is better and it is no chance: p < 0.05 and more pairs improved than regressed."""
+        return self.p_value < ALPHA and self.improved > self.regressed
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fields as JSON-ready values, and `significant_drop`."""
+        out = self._asdict()
+        out["interval"] = None if self.interval is None else list(self.interval)
+        out["significant_drop"] = self.significant_drop
+        return out
+
+    def verdict(self) -> str:
+        """One line: whether the change is significant."""
+        if not self.pairs:
+            return "no pair was scored in both runs: nothing to compare"
+        if self.significant_drop:
+            return f"a significant drop (p = {self.p_value:.4g} < {ALPHA:g})"
+        if self.significant_gain:
+            return f"a significant gain (p = {self.p_value:.4g} < {ALPHA:g})"
+        return f"no significant change (p = {self.p_value:.4g}, at the {ALPHA:g} level)"
+
+
+def _paired(table: list[int], base_sum: float, new_sum: float, diffs: Sequence[float] | None) -> PairedDifference:
+    both, only_base, only_new, neither = table
+    n = sum(table)
+    if not n:
+        return PairedDifference(0, 0, 0, 0, 0, None, None, None, None, 1.0)
+    base_acc, new_acc = base_sum / n, new_sum / n
+    interval = _mean_interval(diffs) if diffs is not None else paired_interval(both, only_base, only_new, neither)
+    return PairedDifference(
+        n, both, only_base, only_new, neither, base_acc, new_acc, new_acc - base_acc, interval,
+        mcnemar_exact(only_base, only_new),
+    )  # fmt: skip
+
+
+# --- what is kept of a row -------------------------------------------------------------------------
+
+
+class FlipSide(NamedTuple):
+    """One side of a flipped pair: the verdict and the text a person reads (each text cut to 2,000 characters)."""
+
+    correct: bool | None
+    value: float | None
+    outcome: str | None
+    failure_kind: FailureKind | None
+    output: str | None
+    item: str | None
+    label: str | None
+    explanation: str | None
+    where: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fields as plain JSON data."""
+        return self._asdict()
+
+    @property
+    def grade(self) -> str:
+        """C, P, I or N, as `Score.grade`."""
+        if self.correct is None:
+            return "N"
+        if self.value is not None and 0 < self.value < 1:
+            return "P"
+        return "C" if self.correct else "I"
+
+
+class Flip(NamedTuple):
+    """A pair right in one run and wrong in the other: its id, group, and both sides."""
+
+    id: Hashable
+    group: str | None
+    base: FlipSide
+    new: FlipSide
+
+    def as_dict(self) -> dict[str, Any]:
+        """The flip as plain JSON data."""
+        return {"id": self.id, "group": self.group, "base": self.base.as_dict(), "new": self.new.as_dict()}
+
+
+class GroupComparison(NamedTuple):
+    """One group of a comparison: its name and column values, each side's summary, and the paired difference."""
+
+    name: str
+    key: tuple[Hashable, ...]
+    base: Summary
+    new: Summary
+    paired: PairedDifference
+
+    def as_dict(self, columns: Sequence[str]) -> dict[str, Any]:
+        """The group as plain JSON data."""
+        return {
+            "group": dict(zip(columns, self.key, strict=True)),
+            "name": self.name,
+            "base": self.base.as_dict(),
+            "new": self.new.as_dict(),
+            "paired": self.paired.as_dict(),
+        }
+
+
+def _cut(value: Any) -> str | None:
+    if value is None:
+        return None
+    text = value if isinstance(value, str) else _as_text(value)
+    if len(text) > TEXT_LIMIT:
+        return f"{text[:TEXT_LIMIT]}... ({len(text):,} characters in all)"
+    return text
+
+
+def _as_text(value: Any) -> str:
+    import json
+
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError, RecursionError):
+        return repr(value)
+
+
+# --- reading a side ----------------------------------------------------------------------------
+
+
+class _Shape:
+    """How the rows of one run hold their fields and Score.
+
+    "columns": what `scorebridge score --out` writes (the row's fields, then `SCORER.FIELD` columns);
+    "benchmark": benchmark records; "nested": `{"line", "row", "score"}` (what `score --out` wrote before);
+    "flat": the row's fields and the Score's side by side (`scorebridge_ray.score_dataset`).
+    """
+
+    def __init__(self, kind: str, scorer: Mapping[str, Any] | None = None, prefix: str = "") -> None:
+        self.kind = kind
+        self.scorer = scorer
+        self.prefix = prefix
+        self.keys = tuple(prefix + f for f in ("correct", "value", "failure_kind", "outcome", "explanation"))
+
+    def fields(self, row: Mapping[str, Any], deep: bool = True) -> Mapping[str, Any]:
+        """The row's own fields (what an id or a group column is looked up in; `deep`: a record's metadata too)."""
+        if self.kind == "nested":
+            inner = row.get("row")
+            return inner if type(inner) is dict or isinstance(inner, Mapping) else {}
+        if self.kind == "benchmark" and deep:
+            meta = row.get("metadata")
+            return {**meta, **row} if isinstance(meta, Mapping) else row
+        return row
+
+    def verdict(self, row: Mapping[str, Any]) -> Mapping[str, Any]:
+        """Where the row's Score fields are (under `keys`)."""
+        if self.kind == "nested":
+            score = row.get("score")
+            return score if type(score) is dict or isinstance(score, Mapping) else {}
+        return row
+
+    def output(self, fields: Mapping[str, Any], output_field: str) -> Any:
+        return None if self.kind == "benchmark" else fields.get(output_field)
+
+
+def _scorers_in(row: Mapping[str, Any]) -> list[str]:
+    return [c[:-6] for c in row if isinstance(c, str) and c.endswith(".grade") and f"{c[:-6]}.correct" in row]
+
+
+def _shape_of(path: str, line: int, row: Mapping[str, Any], scorer: str | None) -> tuple[_Shape, bool]:
+    """The shape of a run from its first row, and whether that row is a header (to skip)."""
+    if row.get("scorebridge") == "benchmark":
+        identity = row.get("scorer")
+        return _Shape("benchmark", identity if isinstance(identity, Mapping) else None), True
+    names = _scorers_in(row)
+    if names:
+        if scorer is None and len(names) > 1:
+            raise RowError(
+                path, line, f"scores of several scorers ({', '.join(names)}): choose one with --scorer (scorer=)"
+            )
+        chosen = names[0] if scorer is None else scorer
+        if chosen not in names:
+            raise RowError(path, line, f"no scores of the scorer {chosen!r}; the file has {', '.join(names)}")
+        return _Shape("columns", {"name": chosen}, prefix=f"{chosen}."), False
+    if isinstance(row.get("score"), Mapping) and isinstance(row.get("row"), Mapping):
+        return _Shape("nested"), False
+    if all(f in row for f in FIELDS):
+        return _Shape("benchmark"), False
+    if "correct" in row:
+        return _Shape("flat"), False
+    raise RowError(
+        path,
+        line,
+        "not a scored row: expected what `scorebridge score --out` writes (the row and SCORER.correct, ... "
+        "columns), or a benchmark file (its header, then one record a line)",
+    )
+
+
+class _Side:
+    """One run as compared: per row its id, verdict, value, failure kind, group and length, in a few bytes a row."""
+
+    def __init__(self, label: str, source: str) -> None:
+        self.label = label  # "base" or "new"
+        self.source = source  # the file, or what the rows came from
+        self.index: dict[Hashable, int] = {}
+        self.ids: list[Hashable] = []
+        self.verdict = bytearray()
+        self.value = array("d")
+        self.kind = bytearray()
+        self.group = array("l")
+        self.length = array("q")
+        self.where = array("q")
+        self.group_keys: list[tuple[Hashable, ...]] = []
+        self._group_codes: dict[tuple[Hashable, ...], int] = {}
+        self.shape: _Shape | None = None
+        self.id_field: str | None = None
+        self.arm: str | None = None
+        self.arms: set[str] = set()
+        self.fetch: Callable[[Collection[int]], dict[int, Mapping[str, Any]]] = lambda wheres: {}
+        self.partial = False  # a scored value strictly between 0 and 1, or outside [0, 1]
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def group_code(self, key: tuple[Hashable, ...]) -> int:
+        code = self._group_codes.get(key)
+        if code is None:
+            code = self._group_codes[key] = len(self.group_keys)
+            self.group_keys.append(key)
+        return code
+
+    def summary(self, name: str, rows: Iterable[int] | None = None) -> Summary:
+        """The one summary of these rows (all of them by default), counted as `Summary.of` counts."""
+        scored = correct = 0
+        total = 0.0
+        kinds = dict.fromkeys(FAILURE_KINDS, 0)
+        indices = range(len(self.ids)) if rows is None else rows
+        n = 0
+        for i in indices:
+            n += 1
+            v = self.verdict[i]
+            if v == _UNSCORED:
+                continue
+            scored += 1
+            correct += v == _RIGHT
+            total += self.value[i]
+            k = self.kind[i]
+            if k:
+                kinds[_KINDS[k]] += 1  # type: ignore[index]
+        return Summary.from_counts(name, n, scored, correct, total, kinds)
+
+
+def _id_field(shape: _Shape, fields: Mapping[str, Any], given: str | None) -> str:
+    if given is not None:
+        return given
+    if shape.kind == "benchmark":
+        return "item_id"
+    for name in ("id", *_ITEM_FIELDS):
+        if name in fields:
+            return name
+    return "line"
+
+
+class _Reader:
+    """Reads the rows of one run into a `_Side`."""
+
+    def __init__(
+        self,
+        side: _Side,
+        *,
+        id: str | None,
+        arm: str | None,
+        scorer: str | None,
+        group_by: Sequence[str],
+        output_field: str,
+    ) -> None:
+        self.side = side
+        self.scorer = scorer
+        self.id = id
+        self.arm = arm
+        self.group_by = group_by
+        self.output_field = output_field
+        self.text_fields = (*_ITEM_FIELDS, output_field)
+        self.deep = bool(group_by) or id is not None  # a benchmark record's metadata is looked in too
+
+    def _bad(self, where: int, problem: str) -> RowError:
+        return RowError(self.side.source, where, problem)
+
+    def read(self, rows: Iterable[tuple[int, Mapping[str, Any]]]) -> None:
+        side = self.side
+        shape: _Shape | None = None
+        for where, row in rows:
+            if shape is None:
+                shape, header = _shape_of(side.source, where, row, self.scorer)
+                side.shape = shape
+                if header:
+                    continue
+            self.add(shape, where, row)
+        if shape is None or not side.ids:
+            if self.arm is not None and side.arms:
+                raise RowError(
+                    side.source, None, f"no record of the arm {self.arm!r}; its arms are {sorted(side.arms)}"
+                )
+            raise RowError(side.source, None, "holds no scored rows")
+
+    def add(self, shape: _Shape, where: int, row: Mapping[str, Any]) -> None:
+        side = self.side
+        kind_of_shape = shape.kind
+        if kind_of_shape == "benchmark":
+            arm = row.get("arm")
+            if isinstance(arm, str):
+                side.arms.add(arm)
+                if self.arm is not None and arm != self.arm:
+                    return
+                if side.arm is None:
+                    side.arm = arm
+                elif arm != side.arm:
+                    raise self._bad(
+                        where,
+                        f"records of several arms ({side.arm!r}, {arm!r}, ...): choose one with --arm (arm= in Python)",
+                    )
+        fields = shape.fields(row, self.deep)
+        if side.id_field is None:
+            side.id_field = _id_field(shape, fields, self.id)
+        key = self._key(shape, where, row, fields)
+        first = side.index.get(key)
+        if first is not None:
+            raise self._bad(
+                where,
+                f"the id {key!r:.80} is already on row {side.where[first]}: ids must be unique to pair rows"
+                + ("" if self.id is not None else " (name the id column with --id, id= in Python)"),
+            )
+        verdict = shape.verdict(row)
+        correct_key, value_key, kind_key = shape.keys[:3]
+        correct = verdict.get(correct_key)
+        value = verdict.get(value_key)
+        kind = verdict.get(kind_key)
+        if correct is not True and correct is not False and correct is not None:
+            raise self._bad(where, f"not a scored row: correct is {correct!r:.40}, not true, false or null")
+        code = _KIND_CODE.get(kind) if kind is None or type(kind) is str else None
+        if code is None:
+            raise self._bad(where, f"not a scored row: failure_kind {kind!r:.40} is not one of {FAILURE_KINDS}")
+        number = type(value)
+        if (value is not None and number is not float and number is not int) and (
+            number is bool or not isinstance(value, (int, float))
+        ):
+            raise self._bad(where, f"not a scored row: value is {value!r:.40}, not a number or null")
+        side.index[key] = len(side.ids)
+        side.ids.append(key)
+        if correct is None:
+            side.verdict.append(_UNSCORED)
+            side.value.append(math.nan)
+        else:
+            side.verdict.append(_RIGHT if correct else _WRONG)
+            v = float(correct) if value is None or value != value else float(value)  # NaN: the verdict
+            if v != 0.0 and v != 1.0:
+                side.partial = True
+            side.value.append(v)
+        side.kind.append(code)
+        side.group.append(side.group_code(group_key(fields, self.group_by)) if self.group_by else 0)
+        text = 0
+        get = fields.get
+        for name in self.text_fields:
+            part = get(name)
+            if type(part) is str:
+                text += len(part)
+        if kind_of_shape == "benchmark":
+            outcome = row.get("outcome")
+            text += len(outcome) if type(outcome) is str else 0
+        side.length.append(text)
+        side.where.append(where)
+
+    def _key(self, shape: _Shape, where: int, row: Mapping[str, Any], fields: Mapping[str, Any]) -> Hashable:
+        name = self.side.id_field
+        assert name is not None
+        if name == "line" and "line" not in fields and shape.kind == "nested":
+            value: Any = row.get("line", where)
+        elif name not in fields:
+            have = ", ".join(map(str, fields)) or "no fields"
+            raise self._bad(where, f"no id field {name!r}; the row has {have} (name the id column with --id)")
+        else:
+            value = fields[name]
+        if value is None:
+            raise self._bad(where, f"the id field {name!r} is null")
+        if type(value) is not str and not isinstance(value, (str, int, float, bool)):
+            value = _as_text(value)
+        if shape.kind == "benchmark" and name == "item_id" and row.get("run"):
+            return (value, row["run"])
+        key: Hashable = value
+        return key
+
+
+def _shown_id(key: Hashable) -> Hashable:
+    """An id as shown: a benchmark record's run after its item id when it is not run 0."""
+    if isinstance(key, tuple) and len(key) == 2:
+        return f"{key[0]} (run {key[1]})"
+    return key
+
+
+def _file_rows(
+    path: str,
+) -> tuple[Iterator[tuple[int, dict[str, Any]]], Callable[[Collection[int]], dict[int, Mapping[str, Any]]]]:
+    fmt = format_of(path, "a scored run", _SCORED_FORMATS)
+
+    def fetch(wheres: Collection[int]) -> dict[int, Mapping[str, Any]]:
+        wanted = set(wheres)
+        found: dict[int, Mapping[str, Any]] = {}
+        if not wanted:
+            return found
+        if fmt == "jsonl":
+            last = max(wanted)
+            with open(path, "rb") as f:
+                for number, raw in enumerate(f, start=1):
+                    if number in wanted:
+                        found[number] = json_object(path, number, raw.decode("utf-8-sig" if number == 1 else "utf-8"))
+                    if number >= last:
+                        break
+            return found
+        for number, row in read_rows(path, fmt):
+            if number in wanted:
+                found[number] = row
+        return found
+
+    return read_rows(path, fmt), fetch
+
+
+def _memory_rows(
+    rows: Sequence[Mapping[str, Any]],
+) -> tuple[Iterator[tuple[int, Mapping[str, Any]]], Callable[[Collection[int]], dict[int, Mapping[str, Any]]]]:
+    def fetch(wheres: Collection[int]) -> dict[int, Mapping[str, Any]]:
+        return {w: rows[w - 1] for w in wheres}
+
+    return ((n, row) for n, row in enumerate(rows, start=1)), fetch
+
+
+def _read_side(label: str, run: Any, *, name: str | None, **options: Any) -> _Side:
+    from .result import BenchmarkResult
+
+    if isinstance(run, (str, os.PathLike)):
+        path = os.fspath(run)
+        side = _Side(label, name or path)
+        rows, side.fetch = _file_rows(path)
+        side_rows: Iterable[tuple[int, Mapping[str, Any]]] = rows
+    else:
+        if isinstance(run, BenchmarkResult):
+            records: Sequence[Mapping[str, Any]] = run.to_records()
+            source = name or f"{label} (a BenchmarkResult)"
+        elif hasattr(run, "iter_rows") and callable(run.iter_rows):  # a Ray Dataset, read row by row
+            records = list(run.iter_rows())
+            source = name or f"{label} (a {type(run).__name__})"
+        elif isinstance(run, Iterable) and not isinstance(run, (bytes, Mapping)):
+            records = run if isinstance(run, Sequence) else list(run)
+            source = name or f"{label} ({type(run).__name__} of rows)"
+        else:
+            raise TypeError(
+                f"compare: {label} must be a scored file's path, a BenchmarkResult, a Ray Dataset or rows "
+                f"(dicts); got {type(run).__name__}"
+            )
+        for i, r in enumerate(records[:1]):
+            if not isinstance(r, Mapping):
+                raise TypeError(f"compare: {label}'s rows must be dicts; row {i + 1} is a {type(r).__name__}")
+        side = _Side(label, source)
+        side_rows, side.fetch = _memory_rows(records)
+        if isinstance(run, BenchmarkResult):
+            side.shape = _Shape("benchmark", {"name": run.scorer, "options": {}})
+    _Reader(side, **options).read(side_rows)
+    kind = None if side.shape is None else side.shape.kind
+    if options.get("arm") is not None and kind != "benchmark":
+        raise ValueError(f"compare: {side.source} holds no benchmark records: it has no arms to choose")
+    if options.get("scorer") is not None and kind != "columns":
+        raise ValueError(f"compare: {side.source} holds one unnamed scorer's scores: there is no scorer to choose")
+    return side
+
+
+# --- the comparison ----------------------------------------------------------------------------
+
+
+def _shown(value: str | None, limit: int = 40) -> str:
+    if value is None:
+        return "-"
+    text = " ".join(value.split())
+    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
+
+
+def _side_cell(side: FlipSide) -> str:
+    kind = f" {side.failure_kind}" if side.failure_kind else ""
+    return f"{side.grade}{kind} {_shown(side.outcome if side.outcome is not None else side.output)}"
+
+
+class RunComparison:
+    """Two runs compared pair by pair (what `compare()` gives).
+
+    - `base`, `new`: each side's `Summary` (all its rows, paired or not);
+    - `paired`: the `PairedDifference` over the pairs both scored;
+    - `regressed`, `improved`: the `Flip`s, shortest first (by the length of
+      the item's and outputs' text, then in base's order);
+    - `only_base`, `only_new`: the ids of rows on one side only; `unscored_pairs`:
+      pairs that one side or both left unscored (in neither the test nor the
+      difference);
+    - `groups`: with `group_by`, a `GroupComparison` per group (pairs by base's
+      value of the columns), which add up to the whole;
+    - `provenance`: what was compared: the files, the scorers, the id, counts, time.
+
+    `str()` is the text report; `as_dict()` the JSON one; `report(path)` writes
+    the HTML page; `regression(max_regressed)` says why CI should fail, or None.
+    """
+
+    def __init__(
+        self,
+        base: Summary,
+        new: Summary,
+        paired: PairedDifference,
+        regressed: Sequence[Flip],
+        improved: Sequence[Flip],
+        only_base: Sequence[Hashable],
+        only_new: Sequence[Hashable],
+        unscored_pairs: int,
+        group_by: Sequence[str],
+        groups: Sequence[GroupComparison],
+        base_groups: GroupedSummaries | None,
+        new_groups: GroupedSummaries | None,
+        provenance: Mapping[str, Any],
+    ) -> None:
+        self.base = base
+        self.new = new
+        self.paired = paired
+        self.regressed: tuple[Flip, ...] = tuple(regressed)
+        self.improved: tuple[Flip, ...] = tuple(improved)
+        self.only_base: tuple[Hashable, ...] = tuple(only_base)
+        self.only_new: tuple[Hashable, ...] = tuple(only_new)
+        self.unscored_pairs = unscored_pairs
+        self.group_by: tuple[str, ...] = tuple(group_by)
+        self.groups: tuple[GroupComparison, ...] = tuple(groups)
+        self.base_groups = base_groups
+        self.new_groups = new_groups
+        self.provenance: dict[str, Any] = dict(provenance)
+
+    def __repr__(self) -> str:
+        p = self.paired
+        return (
+            f"<RunComparison {p.pairs} pairs, {p.regressed} regressed, {p.improved} improved, "
+            f"{len(self.only_base)} only in base, {len(self.only_new)} only in new>"
+        )
+
+    def regression(self, max_regressed: int | None = 0) -> str | None:
+        """Why the new run is a regression, or None: a significant drop, or more than `max_regressed` regressed items.
+
+        `max_regressed=None` fails on a significant drop only. The reason is one line, for CI.
+        """
+        p = self.paired
+        reasons = []
+        if p.significant_drop:
+            diff, ci = p.difference or 0.0, p.interval
+            shown_ci = "" if ci is None else f", 95% CI [{ci[0]:+.3f}, {ci[1]:+.3f}]"
+            reasons.append(
+                f"a significant drop: accuracy {number_cell(p.base_accuracy)} -> {number_cell(p.new_accuracy)} "
+                f"({diff:+.3f}{shown_ci}), {p.regressed} regressed against {p.improved} improved, "
+                f"exact McNemar p = {p.p_value:.4g} < {ALPHA:g}"
+            )
+        if max_regressed is not None and p.regressed > max_regressed:
+            items = "item" if p.regressed == 1 else "items"
+            reasons.append(f"{p.regressed} {items} regressed, more than {max_regressed}")
+        return "; ".join(reasons) or None
+
+    # --- text ---------------------------------------------------------------------------------
+
+    def _flip_lines(self, title: str, flips: Sequence[Flip], show: int | None) -> list[str]:
+        if not flips:
+            return [f"{title}: none"]
+        shown = flips if show is None else flips[:show]
+        head = f"{title}: {len(flips)}, shortest first"
+        if len(shown) < len(flips):
+            head += f" (the first {len(shown)}; --show N for more)"
+        rows = [["id", *(["group"] if self.group_by else []), "base", "new"]]
+        for f in shown:
+            rows.append([str(f.id), *([f.group or ""] if self.group_by else []), _side_cell(f.base), _side_cell(f.new)])
+        return [head, *(f"  {line}" for line in text_table(rows, rule=True))] if shown else [head]
+
+    def _one_side_lines(self, title: str, ids: Sequence[Hashable], show: int | None) -> list[str]:
+        if not ids:
+            return []
+        shown = ids if show is None else ids[:show]
+        more = f", ... ({len(ids) - len(shown)} more)" if len(shown) < len(ids) else ""
+        return [f"{title}: {len(ids)}: {', '.join(map(str, shown))}{more}"]
+
+    def _group_lines(self) -> list[str]:
+        rows = [
+            [", ".join(self.group_by), "pairs", "base", "new", "difference", "95% CI", "regressed", "improved", "p"]
+        ]
+        for g in (*self.groups, GroupComparison("all", (), self.base, self.new, self.paired)):
+            p = g.paired
+            ci = "-" if p.interval is None else f"[{p.interval[0]:+.3f}, {p.interval[1]:+.3f}]"
+            diff = "-" if p.difference is None else f"{p.difference:+.3f}"
+            rows.append([
+                g.name, str(p.pairs), number_cell(p.base_accuracy), number_cell(p.new_accuracy), diff, ci,
+                str(p.regressed), str(p.improved), f"{p.p_value:.4g}",
+            ])  # fmt: skip
+        return text_table(rows, right=range(1, 9), rule=True)
+
+    def lines(self, show: int | None = 20) -> list[str]:
+        """The text report, line by line; `show` cuts each list of items (None: all)."""
+        prov = self.provenance
+        p = self.paired
+        out = [f"base: {prov['base']['source']}", f"new:  {prov['new']['source']}"]
+        out += Summaries([self.base._replace(name="base"), self.new._replace(name="new")], kind="run").lines()
+        out.append("")
+        out.append(
+            f"paired by {prov['id']!r}: {p.pairs + self.unscored_pairs} pairs "
+            f"({self.unscored_pairs} unscored on a side, left out), "
+            f"{len(self.only_base)} only in base, {len(self.only_new)} only in new"
+        )
+        if p.pairs:
+            ci = "" if p.interval is None else f", 95% CI [{p.interval[0]:+.3f}, {p.interval[1]:+.3f}]"
+            out.append(
+                f"accuracy on the {p.pairs} pairs scored in both: base {number_cell(p.base_accuracy)}, "
+                f"new {number_cell(p.new_accuracy)}; difference (new - base) {p.difference or 0.0:+.3f}{ci}"
+            )
+            out.append(
+                f"flips: {p.regressed} regressed (right in base, wrong in new), {p.improved} improved; "
+                f"exact McNemar test, two-sided: p = {p.p_value:.4g}"
+            )
+        out.append(p.verdict())
+        if self.groups:
+            out += ["", f"by {', '.join(self.group_by)}:", *(f"  {line}" for line in self._group_lines())]
+        out.append("")
+        out += self._flip_lines("regressed", self.regressed, show)
+        out += self._flip_lines("improved", self.improved, show)
+        out += self._one_side_lines("only in base", self.only_base, show)
+        out += self._one_side_lines("only in new", self.only_new, show)
+        return out
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+    # --- JSON ---------------------------------------------------------------------------------
+
+    def as_dict(self, show: int | None = None) -> dict[str, Any]:
+        """The comparison as plain JSON data; `show` cuts each list of items (None: all), the counts stay whole."""
+
+        def cut(seq: Sequence[Any]) -> Sequence[Any]:
+            return seq if show is None else seq[:show]
+
+        return {
+            "base": self.base.as_dict(),
+            "new": self.new.as_dict(),
+            "paired": self.paired.as_dict(),
+            "unscored_pairs": self.unscored_pairs,
+            "regressed": [f.as_dict() for f in cut(self.regressed)],
+            "improved": [f.as_dict() for f in cut(self.improved)],
+            "only_base": {"count": len(self.only_base), "ids": list(cut(self.only_base))},
+            "only_new": {"count": len(self.only_new), "ids": list(cut(self.only_new))},
+            "group_by": list(self.group_by),
+            "groups": [g.as_dict(self.group_by) for g in self.groups],
+            "provenance": self.provenance,
+        }
+
+    def report(self, path: str | os.PathLike[str], *, title: str | None = None) -> str:
+        """Write the comparison as one self-contained HTML page to `path` (no request when viewed); the path."""
+        from .report import comparison_page, write_page
+
+        return write_page(path, comparison_page(self, title=title))
+
+
+def _flip_side(side: _Side, i: int, row: Mapping[str, Any] | None, output_field: str) -> FlipSide:
+    shape = side.shape
+    fields: Mapping[str, Any] = {} if row is None or shape is None else shape.fields(row)
+    verdict: Mapping[str, Any] = {} if row is None or shape is None else shape.verdict(row)
+    v = side.verdict[i]
+    item = next((fields[f] for f in _ITEM_FIELDS if f in fields), None)
+    keys = ("", "", "", "outcome", "explanation") if shape is None else shape.keys
+    explanation = verdict.get(keys[4])
+    if shape is not None and shape.kind == "benchmark" and verdict.get("error"):
+        explanation = f"{verdict.get('error')}" + (f"; {explanation}" if explanation else "")
+    return FlipSide(
+        None if v == _UNSCORED else v == _RIGHT,
+        None if v == _UNSCORED else side.value[i],
+        _cut(verdict.get(keys[3])),
+        _KINDS[side.kind[i]],
+        _cut(None if shape is None else shape.output(fields, output_field)),
+        _cut(item),
+        _cut(fields.get("label")),
+        _cut(explanation),
+        f"{side.source}:{side.where[i]}",
+    )
+
+
+def compare(
+    base: Any,
+    new: Any,
+    *,
+    id: str | None = None,
+    arm: str | tuple[str, str] | None = None,
+    scorer: str | None = None,
+    group_by: str | Sequence[str] | None = None,
+    output_field: str = "output",
+    names: tuple[str, str] | None = None,
+) -> RunComparison:
+    """Compare two scored runs item by item: each side's summary, the paired difference, McNemar's test, the flips.
+
+    Args:
+        base, new: Each a scored file (the path of what `scorebridge score --out`
+            or `benchmark(out=...)` writes, JSONL or Parquet), a
+            `BenchmarkResult`, a Ray Dataset scored by `score_dataset` (read
+            row by row), or rows in memory (dicts in either file's shape).
+        id: The field that pairs rows. Default: a benchmark record's item id
+            (and its run); else the row's `id`, else its item (`item`,
+            `input`, `question`), else its `line`. Ids must be unique on a side.
+        arm: For benchmark records of several arms, the arm to compare (one
+            name for both sides, or a pair (base's, new's)).
+        scorer: For a file of several scorers' scores (`score --scorer a
+            --scorer b`), the scorer whose scores are compared (its column
+            prefix, `a`); one scorer's file needs none.
+        group_by: Columns (a name, a comma list, or several) to compare by
+            group too: a pair's group is base's value of them.
+        output_field: The output's field in a row (`output`), shown beside
+            the outcome of a flipped row.
+        names: How the report names the two runs (default: the files).
+
+    Raises RowError ("FILE:LINE: problem") for a file that cannot be read, a
+    row that is not scored, a missing or repeated id; TypeError for a run of
+    another kind; ValueError for a group-by column that no row has.
+    """
+    columns = parse_group_by(group_by)
+    arms = (arm, arm) if arm is None or isinstance(arm, str) else tuple(arm)
+    if len(arms) != 2:
+        raise ValueError(f"compare: arm must be a name or a pair of names; got {arm!r}")
+    label_names = names or (None, None)
+    options = {"id": id, "scorer": scorer, "group_by": columns, "output_field": output_field}
+    b = _read_side("base", base, name=label_names[0], arm=arms[0], **options)
+    n = _read_side("new", new, name=label_names[1], arm=arms[1], **options)
+    if b.id_field != n.id_field:
+        raise ValueError(
+            f"compare: base pairs by {b.id_field!r} but new by {n.id_field!r} (each side's default); "
+            "name one id column for both with --id (id= in Python)"
+        )
+    for column in columns:
+        if all(k[columns.index(column)] is None for side in (b, n) for k in side.group_keys):
+            raise ValueError(f"compare: no row of either run has the group-by column {column!r}")
+    return _compare(b, n, columns, output_field)
+
+
+def _compare(b: _Side, n: _Side, columns: tuple[str, ...], output_field: str) -> RunComparison:
+    partial = b.partial or n.partial
+    seen = bytearray(len(n))
+    table = [0, 0, 0, 0]
+    sums = [0.0, 0.0]
+    diffs: list[float] | None = [] if partial else None
+    unscored_pairs = 0
+    only_base: list[Hashable] = []
+    flips: list[tuple[int, int, int, bool]] = []  # (length, i, j, regressed)
+    by_group: dict[int, list[Any]] = {}  # base's group code -> [table, sums, diffs, base rows, new rows]
+    new_rows_of_group: dict[int, list[int]] = {}
+    index = n.index
+    for i, key in enumerate(b.ids):
+        g = b.group[i]
+        group = by_group.get(g)
+        if group is None:
+            group = by_group[g] = [[0, 0, 0, 0], [0.0, 0.0], [] if partial else None, [], []]
+        if columns:  # the rows of each group, for its summaries
+            group[3].append(i)
+        j = index.get(key)
+        if j is None:
+            only_base.append(_shown_id(key))
+            continue
+        seen[j] = 1
+        if columns:
+            group[4].append(j)
+        vb, vn = b.verdict[i], n.verdict[j]
+        if vb == _UNSCORED or vn == _UNSCORED:
+            unscored_pairs += 1
+            continue
+        cell = (0 if vb == _RIGHT else 2) + (0 if vn == _RIGHT else 1)  # both, only base, only new, neither
+        table[cell] += 1
+        group[0][cell] += 1
+        xb, xn = b.value[i], n.value[j]
+        sums[0] += xb
+        sums[1] += xn
+        group[1][0] += xb
+        group[1][1] += xn
+        if diffs is not None:
+            diffs.append(xn - xb)
+            group[2].append(xn - xb)
+        if cell in (1, 2):
+            flips.append((b.length[i] + n.length[j], i, j, cell == 1))
+    only_new = [_shown_id(key) for j, key in enumerate(n.ids) if not seen[j]]
+    for j in range(len(n)):
+        if not seen[j]:
+            new_rows_of_group.setdefault(n.group[j], []).append(j)
+
+    flips.sort(key=lambda f: (f[0], f[1]))
+    wanted_b = {b.where[i] for _, i, _, _ in flips}
+    wanted_n = {n.where[j] for _, _, j, _ in flips}
+    rows_b, rows_n = b.fetch(wanted_b), n.fetch(wanted_n)
+    regressed: list[Flip] = []
+    improved: list[Flip] = []
+    for _, i, j, down in flips:
+        group_text = group_name(b.group_keys[b.group[i]], columns) if columns else None
+        flip = Flip(
+            _shown_id(b.ids[i]),
+            group_text,
+            _flip_side(b, i, rows_b.get(b.where[i]), output_field),
+            _flip_side(n, j, rows_n.get(n.where[j]), output_field),
+        )
+        (regressed if down else improved).append(flip)
+
+    groups: list[GroupComparison] = []
+    base_groups = new_groups = None
+    if columns:
+        # A new-only row is in the group of its own value, mapped to base's codes by key.
+        code_of = {key: code for code, key in enumerate(b.group_keys)}
+        extra: dict[tuple[Hashable, ...], list[int]] = {}
+        for ng, js in new_rows_of_group.items():
+            key = n.group_keys[ng]
+            if key in code_of:
+                by_group.setdefault(code_of[key], [[0, 0, 0, 0], [0.0, 0.0], [] if partial else None, [], []])[
+                    4
+                ].extend(js)
+            else:
+                extra.setdefault(key, []).extend(js)
+        keyed = [(b.group_keys[code], data) for code, data in by_group.items()]
+        keyed += [(key, [[0, 0, 0, 0], [0.0, 0.0], None, [], js]) for key, js in extra.items()]
+        keyed.sort(key=lambda pair: sort_key(pair[0]))
+        for key, (tab, s, ds, bi, nj) in keyed:
+            name = group_name(key, columns)
+            groups.append(
+                GroupComparison(name, key, b.summary(name, bi), n.summary(name, nj), _paired(tab, s[0], s[1], ds))
+            )
+        base_groups = GroupedSummaries(columns, [(g.key, g.base) for g in groups], b.summary("base"))
+        new_groups = GroupedSummaries(columns, [(g.key, g.new) for g in groups], n.summary("new"))
+
+    def about(side: _Side) -> dict[str, Any]:
+        shape = side.shape
+        info: dict[str, Any] = {
+            "source": side.source,
+            "rows": len(side),
+            "shape": None if shape is None else shape.kind,
+        }
+        if shape is not None and shape.scorer is not None:
+            info["scorer"] = dict(shape.scorer)
+        if side.arm is not None:
+            info["arm"] = side.arm
+        if os.path.isfile(side.source):
+            info["bytes"] = os.path.getsize(side.source)
+        return info
+
+    provenance = {
+        "base": about(b),
+        "new": about(n),
+        "id": b.id_field,
+        "made": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+    return RunComparison(
+        b.summary("base"),
+        n.summary("new"),
+        _paired(table, sums[0], sums[1], diffs),
+        regressed,
+        improved,
+        only_base,
+        only_new,
+        unscored_pairs,
+        columns,
+        groups,
+        base_groups,
+        new_groups,
+        provenance,
+    )

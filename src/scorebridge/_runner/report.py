@@ -1,0 +1,504 @@
+"""The report page: one self-contained HTML file of a run's summaries, or of a comparison of two runs.
+
+The page is made of HTML, inline SVG charts and one inline style sheet, and
+nothing else: no script, no font, no image file, no request of any kind when it
+is viewed. Its Content-Security-Policy (`default-src 'none'`) says so to the
+browser too, so even a hostile text that slipped through could load nothing.
+Every text that comes from data (names, ids, outputs, options, file names) is
+escaped, and a long one is cut (`compare.TEXT_LIMIT`).
+
+What it shows, top to bottom: the accuracy with its 95% interval, a bar per
+scorer, arm or group; the failure kinds as stacked bars (correct, each kind,
+unscored), with a table of the counts; for a comparison, the paired difference
+with its interval (the whole, then each group), the 2x2 table and McNemar's
+test, and the flipped items with both runs' outputs side by side; the
+provenance (scorer and options, files, counts, time). A print style sheet keeps
+charts and rows whole on paper.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any, Final
+
+from .._protocol.score import FAILURE_KINDS
+from .summary import Summary, number_cell
+
+if TYPE_CHECKING:
+    from .compare import Flip, PairedDifference, RunComparison
+    from .groups import GroupedSummaries
+
+__all__ = ["comparison_page", "summary_page", "write_page"]
+
+COLOURS: Final = {
+    "accuracy": "#3b6ea8",
+    "base": "#a9c3e3",
+    "interval": "#1a1a1a",
+    "correct": "#4e9a5b",
+    "parse_failure": "#e3a23b",
+    "refusal": "#a66bbe",
+    "not_in_document": "#5bb4c9",
+    "wrong": "#d1495b",
+    "budget_stop": "#8c6d46",
+    "error": "#5a5a5a",
+    "unscored": "#c9c9c9",
+    "drop": "#c0392b",
+    "gain": "#2e8b57",
+    "same": "#555555",
+}
+"""The colours of the charts (accuracy bars, each failure kind, the difference's direction)."""
+
+_CONTROL: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+_STYLE: Final = """
+:root { --ink: #1a1a1a; --muted: #5f6368; --rule: #d9d9d9; --band: #f5f6f8; }
+* { box-sizing: border-box; }
+body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
+       color: var(--ink); margin: 0 auto; padding: 24px 32px 48px; max-width: 1180px; background: #fff; }
+h1 { font-size: 24px; margin: 0 0 4px; }
+h2 { font-size: 18px; margin: 28px 0 8px; border-bottom: 1px solid var(--rule); padding-bottom: 4px; }
+.sub { color: var(--muted); margin: 0 0 12px; }
+.verdict { font-size: 17px; font-weight: 600; padding: 8px 12px; border-radius: 4px; background: var(--band);
+           display: inline-block; margin: 8px 0; }
+.verdict.drop { color: #fff; background: #c0392b; } .verdict.gain { color: #fff; background: #2e8b57; }
+figure { margin: 8px 0 12px; }
+svg { display: block; width: 100%; height: auto; max-width: 1100px; }
+svg text { font: 13px system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; fill: var(--ink); }
+svg .tick { fill: var(--muted); font-size: 12px; }
+table { border-collapse: collapse; margin: 6px 0 12px; font-size: 14px; }
+th, td { border-bottom: 1px solid var(--rule); padding: 4px 10px; text-align: left; vertical-align: top; }
+th { background: var(--band); font-weight: 600; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+table.flips { width: 100%; table-layout: fixed; }
+table.flips td { overflow-wrap: anywhere; }
+table.flips col.id { width: 14%; } table.flips col.side { width: 43%; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 2px 0; font: 13px/1.35 ui-monospace, Menlo,
+      Consolas, monospace; background: var(--band); padding: 4px 6px; border-radius: 3px; max-height: 16em;
+      overflow: auto; }
+.grade { display: inline-block; min-width: 1.6em; text-align: center; font-weight: 700; border-radius: 3px;
+         color: #fff; padding: 0 4px; margin-right: 4px; }
+.grade.C { background: #4e9a5b; } .grade.I { background: #d1495b; } .grade.P { background: #e3a23b; }
+.grade.N { background: #9a9a9a; }
+.legend { display: flex; flex-wrap: wrap; gap: 4px 16px; margin: 4px 0; font-size: 13px; color: var(--muted); }
+.legend span::before { content: ""; display: inline-block; width: 11px; height: 11px; margin-right: 5px;
+                       vertical-align: -1px; background: var(--c); }
+.muted { color: var(--muted); }
+dl.prov { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 6px 0; }
+dl.prov dt { color: var(--muted); } dl.prov dd { margin: 0; overflow-wrap: anywhere; }
+@media print {
+  @page { margin: 14mm; }
+  body { font-size: 10.5pt; padding: 0; max-width: none; }
+  * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+  h2 { break-after: avoid; }
+  figure, tr, .verdict, dl.prov { break-inside: avoid; }
+  pre { max-height: none; overflow: visible; }
+}
+"""
+
+
+def esc(value: Any) -> str:
+    """Any value as text safe inside HTML (element content or a quoted attribute).
+
+    Control characters are dropped, a `str` UTF-8 cannot hold (a lone surrogate)
+    is written as its escape, and `& < > " '` are escaped.
+    """
+    text = value if isinstance(value, str) else str(value)
+    text = _CONTROL.sub("", text)
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return html.escape(text, quote=True)
+
+
+def _num(x: float | None, digits: int = 3) -> str:
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def _ci(interval: tuple[float, float] | None, signed: bool = False) -> str:
+    if interval is None:
+        return "-"
+    f = "+.3f" if signed else ".3f"
+    return f"[{interval[0]:{f}}, {interval[1]:{f}}]"
+
+
+# --- charts --------------------------------------------------------------------------------------
+
+_WIDTH: Final = 1000
+_LABEL: Final = 230
+_ROW: Final = 30
+
+
+def _label_text(name: str, limit: int = 32) -> str:
+    return name if len(name) <= limit else name[: limit - 1] + "…"
+
+
+def _bar_colour(label: str) -> str:
+    """A comparison's base run is drawn lighter than the new one, so the two read apart at a glance."""
+    return COLOURS["base"] if label == "base" or label.endswith(" · base") else COLOURS["accuracy"]
+
+
+def accuracy_chart(rows: Sequence[tuple[str, Summary]], *, paired: bool = False) -> str:
+    """An SVG of a bar per row (its accuracy) with the 95% interval as a whisker, and the figures beside it.
+
+    With `paired` (a comparison), base's bars are lighter than new's.
+    """
+    plot_w = _WIDTH - _LABEL - 200
+    top = 22
+    height = top + _ROW * len(rows) + 10
+
+    def x(v: float) -> float:
+        return _LABEL + v * plot_w
+
+    parts = [
+        f'<svg class="chart accuracy" viewBox="0 0 {_WIDTH} {height}" role="img" '
+        f'aria-label="accuracy with its 95% interval" data-plot-left="{_LABEL}" data-plot-width="{plot_w}">'
+    ]
+    for tick in (0, 0.25, 0.5, 0.75, 1.0):
+        parts.append(
+            f'<line x1="{x(tick):.1f}" x2="{x(tick):.1f}" y1="{top - 4}" y2="{height - 8}" stroke="#e3e3e3"/>'
+            f'<text class="tick" x="{x(tick):.1f}" y="{top - 8}" text-anchor="middle">{tick:g}</text>'
+        )
+    for n, (label, s) in enumerate(rows):
+        y = top + n * _ROW
+        attrs = (
+            f'data-name="{esc(label)}" data-accuracy="{"" if s.accuracy is None else s.accuracy!r}" '
+            f'data-low="{"" if s.interval is None else s.interval[0]!r}" '
+            f'data-high="{"" if s.interval is None else s.interval[1]!r}"'
+        )
+        parts.append(f'<g class="acc-row" {attrs}>')
+        parts.append(f'<text x="{_LABEL - 10}" y="{y + 19}" text-anchor="end">{esc(_label_text(label))}</text>')
+        if s.accuracy is not None:
+            shown = min(max(s.accuracy, 0.0), 1.0)
+            parts.append(
+                f'<rect class="bar" x="{_LABEL}" y="{y + 6}" width="{shown * plot_w:.2f}" height="17" '
+                f'fill="{_bar_colour(label) if paired else COLOURS["accuracy"]}">'
+                f"<title>{esc(label)}: accuracy {_num(s.accuracy)}</title></rect>"
+            )
+        if s.interval is not None:
+            lo, hi = x(s.interval[0]), x(s.interval[1])
+            mid = y + 14.5
+            parts.append(
+                f'<g class="whisker" stroke="{COLOURS["interval"]}" stroke-width="2">'
+                f'<line x1="{lo:.2f}" x2="{hi:.2f}" y1="{mid}" y2="{mid}"/>'
+                f'<line x1="{lo:.2f}" x2="{lo:.2f}" y1="{mid - 6}" y2="{mid + 6}"/>'
+                f'<line x1="{hi:.2f}" x2="{hi:.2f}" y1="{mid - 6}" y2="{mid + 6}"/></g>'
+            )
+        figure = "no row scored" if s.accuracy is None else f"{_num(s.accuracy)} {_ci(s.interval)}"
+        parts.append(
+            f'<text class="figure" x="{_LABEL + plot_w + 12}" y="{y + 19}">{esc(figure)} '
+            f'<tspan class="tick">n={s.scored}</tspan></text>'
+        )
+        parts.append("</g>")
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _segments(s: Summary) -> list[tuple[str, int]]:
+    return [("correct", s.correct), *((k, s.failure_kinds[k]) for k in FAILURE_KINDS), ("unscored", s.unscored)]
+
+
+def failure_chart(rows: Sequence[tuple[str, Summary]]) -> str:
+    """An SVG of a stacked bar per row: its rows as correct, each failure kind, and unscored."""
+    plot_w = _WIDTH - _LABEL - 40
+    top = 6
+    height = top + _ROW * len(rows) + 6
+    parts = [f'<svg class="chart failures" viewBox="0 0 {_WIDTH} {height}" role="img" aria-label="failure kinds">']
+    for n, (label, s) in enumerate(rows):
+        y = top + n * _ROW
+        parts.append(f'<g class="kind-row" data-name="{esc(label)}" data-rows="{s.rows}">')
+        parts.append(f'<text x="{_LABEL - 10}" y="{y + 19}" text-anchor="end">{esc(_label_text(label))}</text>')
+        at = float(_LABEL)
+        total = max(s.rows, 1)
+        for kind, count in _segments(s):
+            if not count:
+                continue
+            w = count / total * plot_w
+            parts.append(
+                f'<rect class="seg" data-kind="{kind}" data-count="{count}" x="{at:.2f}" y="{y + 5}" '
+                f'width="{w:.2f}" height="19" fill="{COLOURS[kind]}"><title>{esc(label)}: {kind} {count}</title></rect>'
+            )
+            if w > 34:
+                parts.append(
+                    f'<text x="{at + w / 2:.2f}" y="{y + 19}" text-anchor="middle" fill="#fff" '
+                    f'style="fill:#fff;font-size:12px">{count}</text>'
+                )
+            at += w
+        parts.append("</g>")
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _legend(kinds: Iterable[str]) -> str:
+    return '<div class="legend">' + "".join(f'<span style="--c:{COLOURS[k]}">{k}</span>' for k in kinds) + "</div>"
+
+
+def _kinds_present(rows: Sequence[tuple[str, Summary]]) -> list[str]:
+    return [
+        k
+        for k in ("correct", *FAILURE_KINDS, "unscored")
+        if any(c for s in rows for kk, c in _segments(s[1]) if kk == k)
+    ]
+
+
+def summary_table(rows: Sequence[tuple[str, Summary]], first: str) -> str:
+    """The one summary as an HTML table: a row per summary, the figures the charts draw."""
+    kinds = [k for k in FAILURE_KINDS if any(s.failure_kinds[k] for _, s in rows)]
+    head = "".join(
+        f'<th class="num">{h}</th>' for h in ("rows", "scored", "correct", "accuracy", "95% CI", *kinds, "unscored")
+    )
+    body = []
+    for label, s in rows:
+        cells = [
+            f'<td class="num" data-field="rows">{s.rows}</td>',
+            f'<td class="num" data-field="scored">{s.scored}</td>',
+            f'<td class="num" data-field="correct">{s.correct}</td>',
+            f'<td class="num" data-field="accuracy">{number_cell(s.accuracy)}</td>',
+            f'<td class="num" data-field="interval">{_ci(s.interval)}</td>',
+            *(f'<td class="num" data-field="{k}">{s.failure_kinds[k]}</td>' for k in kinds),
+            f'<td class="num" data-field="unscored">{s.unscored}</td>',
+        ]
+        body.append(f'<tr class="summary-row" data-name="{esc(label)}"><td>{esc(label)}</td>{"".join(cells)}</tr>')
+    return f'<table class="summary"><tr><th>{esc(first)}</th>{head}</tr>{"".join(body)}</table>'
+
+
+def difference_chart(rows: Sequence[tuple[str, PairedDifference]]) -> str:
+    """An SVG of the paired difference (new - base) per row: a dot, its 95% interval, and a line at zero."""
+    ends: list[float] = [abs(v) for _, p in rows for v in ((p.difference or 0.0), *(p.interval or ()))]
+    span: float = min(1.0, math.ceil(max([0.05, *ends]) * 20) / 20)
+    plot_w = _WIDTH - _LABEL - 330
+    top = 22
+    height = top + _ROW * len(rows) + 10
+
+    def x(v: float) -> float:
+        return _LABEL + (v + span) / (2 * span) * plot_w
+
+    parts = [
+        f'<svg class="chart difference" viewBox="0 0 {_WIDTH} {height}" role="img" '
+        f'aria-label="paired difference in accuracy, new minus base, with its 95% interval">'
+    ]
+    for tick in (-span, -span / 2, 0.0, span / 2, span):
+        colour = "#9a9a9a" if tick == 0 else "#e3e3e3"
+        shown = f"{tick:+.3g}" if tick else "0"
+        parts.append(
+            f'<line x1="{x(tick):.1f}" x2="{x(tick):.1f}" y1="{top - 4}" y2="{height - 8}" stroke="{colour}"/>'
+            f'<text class="tick" x="{x(tick):.1f}" y="{top - 8}" text-anchor="middle">{shown}</text>'
+        )
+    for n, (label, p) in enumerate(rows):
+        y = top + n * _ROW
+        colour = COLOURS["drop" if p.significant_drop else "gain" if p.significant_gain else "same"]
+        parts.append(
+            f'<g class="diff-row" data-name="{esc(label)}" '
+            f'data-difference="{"" if p.difference is None else p.difference!r}">'
+        )
+        parts.append(f'<text x="{_LABEL - 10}" y="{y + 19}" text-anchor="end">{esc(_label_text(label))}</text>')
+        mid = y + 14.5
+        if p.interval is not None:
+            lo, hi = x(max(-span, p.interval[0])), x(min(span, p.interval[1]))
+            parts.append(
+                f'<g stroke="{colour}" stroke-width="2.5"><line x1="{lo:.2f}" x2="{hi:.2f}" y1="{mid}" y2="{mid}"/>'
+                f'<line x1="{lo:.2f}" x2="{lo:.2f}" y1="{mid - 6}" y2="{mid + 6}"/>'
+                f'<line x1="{hi:.2f}" x2="{hi:.2f}" y1="{mid - 6}" y2="{mid + 6}"/></g>'
+            )
+        if p.difference is not None:
+            parts.append(f'<circle cx="{x(p.difference):.2f}" cy="{mid}" r="6" fill="{colour}"/>')
+        figure = "no pair" if p.difference is None else f"{p.difference:+.3f} {_ci(p.interval, signed=True)}"
+        parts.append(
+            f'<text class="figure" x="{_LABEL + plot_w + 12}" y="{y + 19}">{esc(figure)} '
+            f'<tspan class="tick">p={p.p_value:.3g}, {p.pairs} pairs</tspan></text>'
+        )
+        parts.append("</g>")
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+# --- the page --------------------------------------------------------------------------------------
+
+
+def _page(title: str, subtitle: str, sections: Sequence[str]) -> str:
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+        'img-src data:">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{esc(title)}</title><style>{_STYLE}</style></head><body>"
+        f'<header><h1>{esc(title)}</h1><p class="sub">{esc(subtitle)}</p></header>'
+        + "".join(sections)
+        + "</body></html>\n"
+    )
+
+
+def _provenance(items: Iterable[tuple[str, Any]]) -> str:
+    rows = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in items if v is not None and v != "")
+    return f'<section id="provenance"><h2>Provenance</h2><dl class="prov">{rows}</dl></section>'
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("scorebridge")
+    except Exception:
+        return "?"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def scorer_text(identity: Mapping[str, Any] | None) -> str | None:
+    """A scorer as the provenance names it: `name(option=value, ...)`."""
+    if not identity:
+        return None
+    options = identity.get("options") or {}
+    shown = ", ".join(f"{k}={v!r}" for k, v in options.items())
+    return f"{identity.get('name')}({shown})"
+
+
+def _summary_sections(rows: Sequence[tuple[str, Summary]], first: str, paired: bool = False) -> list[str]:
+    kinds = _kinds_present(rows)
+    legend = (
+        f'<div class="legend"><span style="--c:{COLOURS["base"]}">base</span>'
+        f'<span style="--c:{COLOURS["accuracy"]}">new</span></div>'
+        if paired
+        else ""
+    )
+    return [
+        '<section id="accuracy"><h2>Accuracy, with its 95% interval</h2>'
+        f"{legend}<figure>{accuracy_chart(rows, paired=paired)}</figure>{summary_table(rows, first)}</section>",
+        '<section id="failures"><h2>Failure kinds</h2>'
+        f"{_legend(kinds)}<figure>{failure_chart(rows)}</figure></section>",
+    ]
+
+
+def summary_page(
+    title: str,
+    summaries: Sequence[Summary],
+    *,
+    kind: str,
+    grouped: Sequence[GroupedSummaries] = (),
+    provenance: Iterable[tuple[str, Any]] = (),
+) -> str:
+    """The page of one run: a chart row per summary (a scorer, an arm), then per group of each, then provenance."""
+    rows: list[tuple[str, Summary]] = [(s.name, s) for s in summaries]
+    several = len(summaries) > 1
+    for whole, groups in zip(summaries, grouped, strict=False):
+        for g in groups.groups:
+            rows.append((f"{whole.name} · {g.name}" if several else g.name, g))
+    first = kind if not grouped else f"{kind} / {', '.join(grouped[0].columns)}"
+    sections = _summary_sections(rows, first)
+    prov = [*provenance, ("made", _now()), ("scorebridge", _version())]
+    sections.append(_provenance(prov))
+    n = sum(s.rows for s in summaries)
+    return _page(title, f"{n} rows · {_now()}", sections)
+
+
+def _flip_side_html(side: Any) -> str:
+    kind = f" {esc(side.failure_kind)}" if side.failure_kind else ""
+    parts = [f'<span class="grade {side.grade}">{side.grade}</span><span class="muted">{kind}</span>']
+    if side.outcome is not None:
+        parts.append(f" outcome <code>{esc(side.outcome)}</code>")
+    if side.output is not None:
+        parts.append(f"<pre>{esc(side.output)}</pre>")
+    if side.explanation:
+        parts.append(f'<div class="muted">{esc(side.explanation)}</div>')
+    return "".join(parts)
+
+
+def _flips_table(title: str, flips: Sequence[Flip], show: int | None, anchor: str) -> str:
+    if not flips:
+        return f'<section id="{anchor}"><h2>{esc(title)}: none</h2></section>'
+    shown = flips if show is None else flips[:show]
+    more = (
+        f'<p class="muted">The first {len(shown)} of {len(flips)}, shortest first.</p>'
+        if len(shown) < len(flips)
+        else '<p class="muted">Shortest first.</p>'
+    )
+    body = []
+    for f in shown:
+        item = f'<div class="muted">{esc(f.base.item)}</div>' if f.base.item else ""
+        label = f.base.label if f.base.label is not None else f.new.label
+        if label is not None:
+            item += f'<div class="muted">label <code>{esc(label)}</code></div>'
+        group = f'<div class="muted">{esc(f.group)}</div>' if f.group else ""
+        body.append(
+            f'<tr class="flip" data-id="{esc(f.id)}"><td><b>{esc(f.id)}</b>{group}{item}</td>'
+            f"<td>{_flip_side_html(f.base)}</td><td>{_flip_side_html(f.new)}</td></tr>"
+        )
+    return (
+        f'<section id="{anchor}"><h2>{esc(title)}: {len(flips)}</h2>{more}'
+        '<table class="flips"><colgroup><col class="id"><col class="side"><col class="side"></colgroup>'
+        f"<tr><th>item</th><th>base</th><th>new</th></tr>{''.join(body)}</table></section>"
+    )
+
+
+def comparison_page(c: RunComparison, *, title: str | None = None, show: int | None = 200) -> str:
+    """The page of a comparison: both runs' accuracy and failures, the paired difference, the flips, provenance."""
+    prov = c.provenance
+    p = c.paired
+    rows: list[tuple[str, Summary]] = [("base", c.base), ("new", c.new)]
+    for g in c.groups:
+        rows += [(f"{g.name} · base", g.base), (f"{g.name} · new", g.new)]
+    first = "run" if not c.groups else f"run / {', '.join(c.group_by)}"
+    sections = _summary_sections(rows, first, paired=True)
+    diff_rows: list[tuple[str, PairedDifference]] = [("all", p)] + [(g.name, g.paired) for g in c.groups]
+    verdict_class = "drop" if p.significant_drop else "gain" if p.significant_gain else "same"
+    table = (
+        '<table class="paired"><tr><th></th><th class="num">new right</th><th class="num">new wrong</th></tr>'
+        f'<tr><th>base right</th><td class="num" data-field="both_correct">{p.both_correct}</td>'
+        f'<td class="num" data-field="regressed">{p.regressed}</td></tr>'
+        f'<tr><th>base wrong</th><td class="num" data-field="improved">{p.improved}</td>'
+        f'<td class="num" data-field="both_wrong">{p.both_wrong}</td></tr></table>'
+    )
+    figures = (
+        f'<p>On the <b data-field="pairs">{p.pairs}</b> pairs scored in both runs: base '
+        f'<b data-field="base_accuracy">{number_cell(p.base_accuracy)}</b>, new '
+        f'<b data-field="new_accuracy">{number_cell(p.new_accuracy)}</b>; difference (new − base) '
+        f'<b data-field="difference">{"-" if p.difference is None else format(p.difference, "+.3f")}</b>, '
+        f'95% CI <b data-field="difference_interval">{_ci(p.interval, signed=True)}</b>; '
+        f'exact McNemar test on the {p.regressed + p.improved} flips: p = <b data-field="p_value">{p.p_value:.4g}</b>.'
+        f" {c.unscored_pairs} pairs unscored on a side are left out; {len(c.only_base)} rows only in base, "
+        f"{len(c.only_new)} only in new.</p>"
+    )
+    sections.insert(
+        0,
+        f'<section id="verdict"><div class="verdict {verdict_class}">{esc(p.verdict())}</div>'
+        f'<p class="muted">{p.regressed} regressed · {p.improved} improved · {len(c.only_base)} only in base · '
+        f"{len(c.only_new)} only in new</p></section>",
+    )
+    sections.insert(  # what changed comes first, after the verdict; then each run's own figures
+        1,
+        '<section id="difference"><h2>Paired difference in accuracy (new − base), with its 95% interval</h2>'
+        f"<figure>{difference_chart(diff_rows)}</figure>{figures}{table}</section>",
+    )
+    sections.append(_flips_table("Regressed (right in base, wrong in new)", c.regressed, show, "regressed"))
+    sections.append(_flips_table("Improved (wrong in base, right in new)", c.improved, show, "improved"))
+    for label, ids, anchor in (("Only in base", c.only_base, "only-base"), ("Only in new", c.only_new, "only-new")):
+        if ids:
+            listed = ", ".join(esc(i) for i in ids[:500]) + (" …" if len(ids) > 500 else "")
+            sections.append(f'<section id="{anchor}"><h2>{label}: {len(ids)}</h2><p>{listed}</p></section>')
+
+    def side(name: str) -> list[tuple[str, Any]]:
+        info = prov[name]
+        size = info.get("bytes")
+        return [
+            (f"{name} file", info.get("source")),
+            (f"{name} rows", f"{info.get('rows')}" + (f" ({size:,} bytes)" if size is not None else "")),
+            (f"{name} scorer", scorer_text(info.get("scorer"))),
+            (f"{name} arm", info.get("arm")),
+        ]
+
+    about = [*side("base"), *side("new"), ("paired by", prov.get("id")), ("group by", ", ".join(c.group_by))]
+    sections.append(_provenance([*about, ("compared", prov.get("made")), ("scorebridge", _version())]))
+    name = title or f"{prov['base']['source']} → {prov['new']['source']}"
+    return _page(name, f"scorebridge compare · {p.pairs} pairs · {_now()}", sections)
+
+
+def write_page(path: str | os.PathLike[str], page: str) -> str:
+    """Write `page` to `path` as UTF-8 (its folder must exist); the path, as text."""
+    target = os.fspath(path)
+    with open(target, "w", encoding="utf-8") as f:
+        f.write(page)
+    return target

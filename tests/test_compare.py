@@ -1,0 +1,314 @@
+"""`scorebridge compare BASE NEW` and `scorebridge.compare`: two scored runs, item by item.
+
+The runs are made as a user makes them: `scorebridge score --out` on two files
+of outputs, and `benchmark(out=...)`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import scorebridge as sb
+from scorebridge._cli.main import main
+from scorebridge._runner.compare import paired_interval
+
+CATEGORIES = ("math", "geo", "art")
+REGRESSED = {3, 17, 42, 77, 108, 150, 199}
+IMPROVED = {5, 120}
+
+
+def outputs(new: bool) -> list[dict[str, Any]]:
+    """200 questions, a tenth answered wrong in base; new breaks 7 of the right ones and mends 2 of the wrong."""
+    rows = []
+    for i in range(200):
+        right = i % 10 != 5 if i not in IMPROVED else False
+        if i in REGRESSED:
+            right = True
+        if new and (i in REGRESSED or i in IMPROVED):
+            right = not right
+        answer = f"answer {i}"
+        rows.append(
+            {
+                "id": f"q{i:03d}",
+                "question": f"question {i}" + " and more" * (i % 7),
+                "output": answer if right else f"not {answer}",
+                "label": answer,
+                "category": CATEGORIES[i % 3],
+            }
+        )
+    return rows
+
+
+def scored(tmp_path: Path, name: str, rows: list[dict[str, Any]], *extra: str) -> Path:
+    data = tmp_path / f"{name}-outputs.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / f"{name}.jsonl"
+    assert main(["score", str(data), "--scorer", "exact", "--out", str(out), *extra]) == 0
+    return out
+
+
+@pytest.fixture
+def runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Path, Path]:
+    base_rows, new_rows = outputs(False), outputs(True)
+    base_rows.append({"id": "gone", "question": "dropped later", "output": "x", "label": "x", "category": "art"})
+    new_rows.append({"id": "fresh", "question": "added later", "output": "y", "label": "z", "category": "geo"})
+    pair = scored(tmp_path, "base", base_rows), scored(tmp_path, "new", new_rows)
+    capsys.readouterr()
+    return pair
+
+
+def compare_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(["compare", *argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_the_seven_regressed_and_two_improved_items_are_listed_exactly(
+    runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, _ = compare_cli(capsys, str(runs[0]), str(runs[1]), "--format", "json", "--show", "all")
+    data = json.loads(out)
+    assert status == 0
+    assert sorted(f["id"] for f in data["regressed"]) == sorted(f"q{i:03d}" for i in REGRESSED)
+    assert sorted(f["id"] for f in data["improved"]) == sorted(f"q{i:03d}" for i in IMPROVED)
+    one = data["regressed"][0]
+    assert one["base"]["correct"] is True and one["new"]["correct"] is False
+    assert one["new"]["failure_kind"] == "wrong" and one["new"]["output"].startswith("not answer")
+
+
+def test_mcnemars_exact_p_and_the_paired_interval_are_given(
+    runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, _ = compare_cli(capsys, str(runs[0]), str(runs[1]))
+    assert status == 0
+    # 7 against 2 flips: p = 2 * (1 + 9 + 36) / 2**9
+    assert "exact McNemar test, two-sided: p = 0.1797" in out
+    paired = sb.compare(runs[0], runs[1]).paired
+    assert paired.p_value == pytest.approx(92 / 512)
+    assert paired.difference == pytest.approx(-5 / 200)
+    low, high = paired.interval or (0, 0)
+    assert low < -5 / 200 < high < 0.02
+    assert f"difference (new - base) -0.025, 95% CI [{low:+.3f}, {high:+.3f}]" in out
+
+
+def test_fail_on_regression_exits_3_and_says_why(runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = compare_cli(capsys, str(runs[0]), str(runs[1]), "--fail-on-regression")
+    assert status == 3
+    assert "7 items regressed, more than 0" in err
+
+
+def test_fail_on_regression_with_a_count_allows_that_many(
+    runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert compare_cli(capsys, str(runs[0]), str(runs[1]), "--fail-on-regression=7")[0] == 0
+    assert compare_cli(capsys, str(runs[0]), str(runs[1]), "--fail-on-regression", "6")[0] == 3
+    # 7 against 2 is no significant drop
+    assert compare_cli(capsys, str(runs[0]), str(runs[1]), "--fail-on-regression=significant")[0] == 0
+
+
+def test_a_significant_drop_fails_even_under_the_count(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base = outputs(False)
+    new = outputs(False)
+    for i in [i for i in range(200) if i % 10 != 5 and i not in IMPROVED][:20]:
+        new[i]["output"] = "broken"  # 20 right answers broken, none mended: p = 2 / 2**20
+    a, b = scored(tmp_path, "a", base), scored(tmp_path, "b", new)
+    capsys.readouterr()
+    status, _, err = compare_cli(capsys, str(a), str(b), "--fail-on-regression=significant")
+    assert status == 3
+    assert "a significant drop" in err and "20 regressed against 0 improved" in err
+
+
+def test_rows_on_one_side_only_are_counted_and_named(
+    runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, out, _ = compare_cli(capsys, str(runs[0]), str(runs[1]))
+    assert "1 only in base, 1 only in new" in out
+    assert "only in base: 1: gone" in out and "only in new: 1: fresh" in out
+    data = sb.compare(runs[0], runs[1]).as_dict()
+    assert data["only_base"] == {"count": 1, "ids": ["gone"]}
+    assert data["only_new"] == {"count": 1, "ids": ["fresh"]}
+    assert data["base"]["rows"] == 201 and data["paired"]["pairs"] == 200
+
+
+def test_each_side_has_the_summary_score_printed(runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    data_file = runs[0].parent / "base-outputs.jsonl"
+    main(["score", str(data_file), "--scorer", "exact", "--format", "json"])
+    summary = json.loads(capsys.readouterr().out)
+    compared = sb.compare(runs[0], runs[1]).base.as_dict()
+    assert {**compared, "name": summary["name"]} == summary
+
+
+def test_flips_are_listed_shortest_first(runs: tuple[Path, Path]) -> None:
+    regressed = sb.compare(runs[0], runs[1]).regressed
+    lengths = [len(f.base.item or "") + len(f.base.output or "") + len(f.new.output or "") for f in regressed]
+    assert lengths == sorted(lengths)
+
+
+def test_show_cuts_the_lists_but_not_the_counts(runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = compare_cli(capsys, str(runs[0]), str(runs[1]), "--show", "2")
+    assert "regressed: 7, shortest first (the first 2; --show N for more)" in out
+    _, out, _ = compare_cli(capsys, str(runs[0]), str(runs[1]), "--show", "2", "--format", "json")
+    data = json.loads(out)
+    assert len(data["regressed"]) == 2 and data["paired"]["regressed"] == 7
+
+
+def test_parquet_runs_compare_as_jsonl_ones(runs: tuple[Path, Path]) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    paths = []
+    for path in runs:
+        rows = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+        target = path.with_suffix(".parquet")
+        pq.write_table(pa.Table.from_pylist(rows), target)
+        paths.append(target)
+    from_parquet = sb.compare(*paths).as_dict()
+    from_jsonl = sb.compare(*runs).as_dict()
+    for key in ("base", "new", "paired", "only_base", "only_new"):
+        assert from_parquet[key] == from_jsonl[key]
+    assert [f["id"] for f in from_parquet["regressed"]] == [f["id"] for f in from_jsonl["regressed"]]
+
+
+def test_benchmark_files_and_results_compare_alike(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base_rows, new_rows = outputs(False), outputs(True)
+    items = {r["id"]: r["question"] for r in base_rows}
+    labels = {r["id"]: r["label"] for r in base_rows}
+    answers = {
+        "old": {r["question"]: r["output"] for r in base_rows},
+        "new": {r["question"]: r["output"] for r in new_rows},
+    }
+    results = {}
+    for name, table in answers.items():
+        results[name] = sb.benchmark({"model": table.__getitem__}, items, labels, out=tmp_path / f"{name}.jsonl")
+    from_files = sb.compare(tmp_path / "old.jsonl", tmp_path / "new.jsonl")
+    from_results = sb.compare(results["old"], results["new"])
+    assert from_files.paired == from_results.paired
+    assert from_files.paired.regressed == 7 and from_files.paired.improved == 2
+    assert [f.id for f in from_files.regressed] == [f.id for f in from_results.regressed]
+    status, out, _ = compare_cli(capsys, str(tmp_path / "old.jsonl"), str(tmp_path / "new.jsonl"))
+    assert status == 0 and "paired by 'item_id'" in out
+
+
+def test_two_arms_of_one_benchmark_compare(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base_rows, new_rows = outputs(False), outputs(True)
+    items = [r["question"] for r in base_rows]
+    labels = [r["label"] for r in base_rows]
+    arms = {
+        "old": dict(zip(items, (r["output"] for r in base_rows), strict=True)).__getitem__,
+        "new": dict(zip(items, (r["output"] for r in new_rows), strict=True)).__getitem__,
+    }
+    result = sb.benchmark(arms, items, labels, out=tmp_path / "runs.jsonl")
+    compared = sb.compare(result, result, arm=("old", "new"))
+    arms_compared = result.compare("new", "old")
+    assert (compared.paired.regressed, compared.paired.improved) == (arms_compared.only_b, arms_compared.only_a)
+    assert compared.paired.p_value == arms_compared.p_value
+    status, _, err = compare_cli(capsys, str(tmp_path / "runs.jsonl"), str(tmp_path / "runs.jsonl"))
+    assert status == 1 and "several arms" in err and "--arm" in err
+    status, out, _ = compare_cli(capsys, *[str(tmp_path / "runs.jsonl")] * 2, "--arm", "old", "--arm", "new")
+    assert status == 0 and "7 regressed" in out
+
+
+def test_rows_as_a_ray_dataset_writes_them_compare_alike(runs: tuple[Path, Path]) -> None:
+    # score_dataset's shape: the row's columns, then the Score's, side by side, unprefixed
+    def flat(path: Path) -> list[dict[str, Any]]:
+        rows = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+        return [{k.removeprefix("exact."): v for k, v in r.items()} for r in rows]
+
+    assert sb.compare(flat(runs[0]), flat(runs[1])).paired == sb.compare(*runs).paired
+
+
+def test_an_id_twice_on_one_side_is_an_error_naming_both_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = outputs(False)
+    rows[9]["id"] = rows[2]["id"]
+    a = scored(tmp_path, "a", rows)
+    capsys.readouterr()
+    status, _, err = compare_cli(capsys, str(a), str(a))
+    assert status == 1
+    assert err.startswith(f"{a}:10: the id 'q002' is already on row 3")
+
+
+def test_a_file_that_is_not_scored_is_refused_with_its_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    raw = tmp_path / "raw.jsonl"
+    raw.write_text(json.dumps({"output": "x", "label": "y"}) + "\n", encoding="utf-8")
+    status, _, err = compare_cli(capsys, str(raw), str(raw))
+    assert status == 1 and err.startswith(f"{raw}:1: not a scored row")
+
+
+def test_an_id_column_of_your_own(runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = compare_cli(capsys, str(runs[0]), str(runs[1]), "--id", "question")
+    assert status == 0 and "paired by 'question'" in out and "7 regressed" in out
+    status, _, err = compare_cli(capsys, str(runs[0]), str(runs[1]), "--id", "nope")
+    assert status == 1 and "no id field 'nope'" in err
+
+
+def test_by_group_the_pairs_add_up_to_the_whole(runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    result = sb.compare(runs[0], runs[1], group_by="category")
+    assert [g.name for g in result.groups] == ["art", "geo", "math"]
+    for field in ("pairs", "regressed", "improved", "both_correct", "both_wrong"):
+        assert sum(getattr(g.paired, field) for g in result.groups) == getattr(result.paired, field)
+    for side in ("base", "new"):
+        assert sum(getattr(g, side).rows for g in result.groups) == getattr(result, side).rows
+    _, out, _ = compare_cli(capsys, str(runs[0]), str(runs[1]), "--group-by", "category")
+    assert "by category:" in out and "\n  all " in out
+
+
+def test_a_group_column_no_row_has_is_a_usage_error(
+    runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, _, err = compare_cli(capsys, str(runs[0]), str(runs[1]), "--group-by", "colour")
+    assert status == 2 and "no row of either run has the group-by column 'colour'" in err
+
+
+def test_the_paired_interval_holds_the_difference_and_is_no_point_without_flips() -> None:
+    low, high = paired_interval(180, 0, 0, 20)
+    assert low < 0 < high  # no flip: not the Wald interval's [0, 0]
+    low, high = paired_interval(173, 7, 2, 18)
+    assert low < -5 / 200 < high
+    assert paired_interval(0, 10, 0, 0)[0] >= -1
+    assert paired_interval(0, 0, 10, 0)[1] <= 1
+
+
+def test_partial_credit_gives_the_mean_paired_difference() -> None:
+    def run(values: list[float]) -> list[dict[str, Any]]:
+        return [{"id": i, "correct": v == 1.0, "value": v, "failure_kind": None} for i, v in enumerate(values)]
+
+    base = run([1.0, 0.5, 0.5, 1.0, 0.0, 0.5])
+    new = run([1.0, 1.0, 0.0, 0.5, 0.0, 0.5])
+    paired = sb.compare(base, new).paired
+    assert paired.difference == pytest.approx((0 + 0.5 - 0.5 - 0.5 + 0 + 0) / 6)
+    low, high = paired.interval or (0, 0)
+    assert low < paired.difference < high
+    assert (paired.regressed, paired.improved) == (1, 1)  # McNemar counts flips of correct
+
+
+def test_a_file_of_several_scorers_needs_one_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = outputs(False)
+    a = scored(tmp_path, "a", rows, "--scorer", "detect_includes")
+    capsys.readouterr()
+    status, _, err = compare_cli(capsys, str(a), str(a))
+    assert status == 1 and "several scorers (exact, detect_includes)" in err
+    status, out, _ = compare_cli(capsys, str(a), str(a), "--scorer", "detect_includes")
+    assert status == 0 and "0 regressed" in out
+
+
+def test_the_out_shape_written_before_is_read_too(tmp_path: Path) -> None:
+    def old(path: Path, rows: list[dict[str, Any]]) -> Path:
+        lines = []
+        for n, row in enumerate(rows, start=1):
+            right = row["output"] == row["label"]
+            kind = None if right else "wrong"
+            score = {"correct": right, "outcome": row["output"], "failure_kind": kind, "value": float(right)}
+            score |= {"explanation": None, "metadata": {}, "grade": "C" if right else "I"}
+            lines.append(json.dumps({"line": n, "row": row, "score": score}) + "\n")
+        path.write_text("".join(lines), encoding="utf-8")
+        return path
+
+    compared = sb.compare(old(tmp_path / "a.jsonl", outputs(False)), old(tmp_path / "b.jsonl", outputs(True)))
+    assert (compared.paired.regressed, compared.paired.improved) == (7, 2)
+    assert compared.regressed[0].new.output is not None

@@ -1,0 +1,101 @@
+"""`--group-by` for `scorebridge score` and `benchmark()`'s `summary(group_by=...)`: per-group summaries that add up."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import scorebridge as sb
+from scorebridge._cli.main import main
+
+COUNTS = ("rows", "scored", "correct", "unscored")
+
+
+def rows() -> list[dict[str, Any]]:
+    out = []
+    for i in range(60):
+        output = "Paris" if i % 4 else ("" if i % 8 == 0 else "Lyon")
+        label = None if i % 11 == 0 else "Paris"
+        out.append(
+            {
+                "id": i,
+                "output": output,
+                "label": label,
+                "category": ("geo", "math", "art")[i % 3],
+                "lang": "en" if i % 2 else "fr",
+            }
+        )
+    return out
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    path = tmp_path / "data.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows()), encoding="utf-8")
+    return path
+
+
+def adds_up(groups: list[dict[str, Any]], whole: dict[str, Any]) -> None:
+    for count in COUNTS:
+        assert sum(g[count] for g in groups) == whole[count], count
+    for kind in sb.FAILURE_KINDS:
+        assert sum(g["failure_kinds"][kind] for g in groups) == whole["failure_kinds"][kind], kind
+
+
+def test_group_by_category_gives_per_group_summaries_that_add_up_to_the_whole(
+    data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["score", str(data), "--scorer", "exact", "--group-by", "category", "--format", "json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert [g["group"] for g in summary["groups"]] == [{"category": c} for c in ("art", "geo", "math")]
+    adds_up(summary["groups"], summary)
+    assert summary["failure_kinds"]["parse_failure"] and summary["unscored"]  # something to add up
+
+
+def test_the_text_has_a_line_per_group_then_the_whole(data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["score", str(data), "--scorer", "exact", "--group-by", "category"]) == 0
+    out = capsys.readouterr().out
+    table = out.split("by category:\n")[1].splitlines()
+    assert [line.split()[0] for line in table] == ["category", "--------", "art", "geo", "math", "all"]
+    whole = next(line for line in out.splitlines() if line.startswith("exact "))
+    assert table[-1].split()[1:] == whole.split()[1:]
+
+
+def test_several_columns_group_by_their_combination(data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (["--group-by", "category,lang"], ["--group-by", "category", "--group-by", "lang"]):
+        assert main(["score", str(data), "--scorer", "exact", *argv, "--format", "json"]) == 0
+        summary = json.loads(capsys.readouterr().out)
+        assert len(summary["groups"]) == 6
+        assert summary["groups"][0]["name"] == "category=art, lang=en"
+        adds_up(summary["groups"], summary)
+
+
+def test_a_row_without_the_column_is_in_the_none_group(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "d.jsonl"
+    path.write_text('{"output": "a", "label": "a", "k": "x"}\n{"output": "a", "label": "b"}\n', encoding="utf-8")
+    assert main(["score", str(path), "--scorer", "exact", "--group-by", "k", "--format", "json"]) == 0
+    groups = json.loads(capsys.readouterr().out)["groups"]
+    assert [(g["name"], g["rows"]) for g in groups] == [("x", 1), ("(none)", 1)]
+
+
+def test_benchmark_summaries_by_an_item_field_add_up_per_arm() -> None:
+    items = {f"q{i}": {"text": f"question {i}", "category": ("geo", "math")[i % 2]} for i in range(20)}
+    labels = {k: "4" for k in items}
+    arms = {"a": lambda item: "4" if item["category"] == "geo" else "5", "b": lambda item: "4"}
+    result = sb.benchmark(arms, items, labels)
+    table = result.summary(group_by="category")
+    assert [s.name for s in table] == ["a / geo", "a / math", "a", "b / geo", "b / math", "b"]
+    assert table["a / geo"].accuracy == 1.0 and table["a / math"].accuracy == 0.0
+    for arm in ("a", "b"):
+        groups = [s.as_dict() for s in table if s.name.startswith(f"{arm} / ")]
+        adds_up(groups, table[arm].as_dict())
+    assert "arm / category" in str(table)
+
+
+def test_benchmark_group_by_a_field_no_item_has_is_an_error() -> None:
+    result = sb.benchmark({"a": str}, ["x", "y"], ["x", "y"])
+    with pytest.raises(ValueError, match="no item has the field 'category'"):
+        result.summary(group_by="category")

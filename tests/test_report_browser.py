@@ -1,0 +1,273 @@
+"""The report page as a person sees it: opened in a real headless Chromium (`tests/browser.py`), never a mock.
+
+The figures the page shows are read from the rendered page (text and the bars' drawn sizes) and checked
+against the JSON summary of the same run; every request the page makes is recorded (none may be); the
+screenshot is decoded and must hold the chart. Skipped, with the reason, where no Chromium can be had.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+from browser import Browser, find_chromium, read_png
+
+from scorebridge._cli.main import main
+from scorebridge._runner.report import COLOURS
+
+CHROMIUM = find_chromium()
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="no Chromium here (Debian: apt-get install chromium; .ci/run installs it)"
+)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    assert CHROMIUM is not None
+    with Browser.start(CHROMIUM) as b:
+        yield b
+
+
+def write_run(path: Path, rows: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def outputs(new: bool, hostile: str = "") -> list[dict[str, Any]]:
+    rows = []
+    for i in range(120):
+        right = i % 6 != 0
+        if new and i in (1, 2, 3, 4, 5, 7, 8):
+            right = False
+        if new and i in (0, 6):
+            right = True
+        output = f"answer {i}" if right else ("" if i % 12 == 0 else f"not {i}") + hostile
+        rows.append({"id": f"q{i}", "question": f"question {i}", "output": output, "label": f"answer {i}",
+                     "topic": ("geo", "art", "math")[i % 3]})  # fmt: skip
+    return rows
+
+
+def scored(tmp_path: Path, name: str, rows: list[dict[str, Any]]) -> Path:
+    data = write_run(tmp_path / f"{name}-in.jsonl", rows)
+    out = tmp_path / f"{name}.jsonl"
+    assert main(["score", str(data), "--scorer", "exact", "--out", str(out), "--format", "json"]) == 0
+    return out
+
+
+@pytest.fixture
+def comparison(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Path, dict[str, Any]]:
+    base, new = scored(tmp_path, "base", outputs(False)), scored(tmp_path, "new", outputs(True))
+    capsys.readouterr()
+    page = tmp_path / "report.html"
+    status = main(["compare", str(base), str(new), "--group-by", "topic", "--format", "json", "--report", str(page)])
+    assert status == 0
+    return page, json.loads(capsys.readouterr().out)
+
+
+ROWS_JS = """[...document.querySelectorAll('tr.summary-row')].map(tr => ({
+  name: tr.dataset.name,
+  cells: Object.fromEntries([...tr.querySelectorAll('td[data-field]')].map(td => [td.dataset.field, td.innerText]))
+}))"""
+
+BARS_JS = """[...document.querySelectorAll('svg.accuracy g.acc-row')].map(g => {
+  const svg = g.ownerSVGElement.getBoundingClientRect();
+  const scale = svg.width / g.ownerSVGElement.viewBox.baseVal.width;
+  const bar = g.querySelector('rect.bar');
+  return {name: g.dataset.name, figure: g.querySelector('text.figure').textContent,
+          bar: bar ? bar.getBoundingClientRect().width : 0,
+          plot: Number(g.ownerSVGElement.dataset.plotWidth) * scale};
+})"""
+
+
+def rgb(colour: str) -> tuple[int, int, int]:
+    return int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16)
+
+
+def interval_text(interval: list[float] | None, signed: bool = False) -> str:
+    if interval is None:
+        return "-"
+    f = "+.3f" if signed else ".3f"
+    return f"[{interval[0]:{f}}, {interval[1]:{f}}]"
+
+
+def test_the_pages_figures_are_the_json_summarys(browser: Browser, comparison: tuple[Path, dict[str, Any]]) -> None:
+    page, data = comparison
+    browser.open(page.as_uri())
+    shown = {row["name"]: row["cells"] for row in browser.evaluate(ROWS_JS)}
+    expected = {"base": data["base"], "new": data["new"]}
+    for group in data["groups"]:
+        expected[f"{group['name']} · base"] = group["base"]
+        expected[f"{group['name']} · new"] = group["new"]
+    assert set(shown) == set(expected)
+    for name, summary in expected.items():
+        cells = shown[name]
+        assert cells["accuracy"] == f"{summary['accuracy']:.3f}", name
+        assert cells["interval"] == interval_text(summary["interval"]), name
+        for field in ("rows", "scored", "correct", "unscored"):
+            assert int(cells[field]) == summary[field], (name, field)
+        for kind, count in summary["failure_kinds"].items():
+            assert int(cells.get(kind, "0")) == count, (name, kind)
+
+
+def test_the_bars_are_drawn_to_the_accuracy(browser: Browser, comparison: tuple[Path, dict[str, Any]]) -> None:
+    page, data = comparison
+    browser.open(page.as_uri())
+    bars = {b["name"]: b for b in browser.evaluate(BARS_JS)}
+    for name in ("base", "new"):
+        summary = data[name]
+        assert bars[name]["bar"] / bars[name]["plot"] == pytest.approx(summary["accuracy"], abs=0.003)
+        assert bars[name]["figure"].startswith(f"{summary['accuracy']:.3f} {interval_text(summary['interval'])}")
+    kinds = browser.evaluate(
+        "[...document.querySelectorAll('svg.failures g.kind-row')].map(g => ({name: g.dataset.name, "
+        "segs: [...g.querySelectorAll('rect.seg')].map(r => [r.dataset.kind, Number(r.dataset.count)])}))"
+    )
+    by_name = {k["name"]: dict(k["segs"]) for k in kinds}
+    for name in ("base", "new"):
+        summary = data[name]
+        wanted = {"correct": summary["correct"], **summary["failure_kinds"], "unscored": summary["unscored"]}
+        assert by_name[name] == {k: v for k, v in wanted.items() if v}
+
+
+def test_the_paired_difference_and_the_flips_are_shown(
+    browser: Browser, comparison: tuple[Path, dict[str, Any]]
+) -> None:
+    page, data = comparison
+    browser.open(page.as_uri())
+    fields = browser.evaluate(
+        "Object.fromEntries([...document.querySelectorAll('#difference [data-field]')]"
+        ".map(e => [e.dataset.field, e.innerText]))"
+    )
+    paired = data["paired"]
+    assert fields["difference"] == f"{paired['difference']:+.3f}"
+    assert fields["difference_interval"] == interval_text(paired["interval"], signed=True)
+    assert fields["p_value"] == f"{paired['p_value']:.4g}"
+    assert int(fields["regressed"]) == paired["regressed"] == 7
+    assert int(fields["improved"]) == paired["improved"] == 2
+    flipped = browser.evaluate("[...document.querySelectorAll('tr.flip')].map(tr => tr.dataset.id)")
+    assert sorted(flipped) == sorted(f["id"] for f in data["regressed"] + data["improved"])
+
+
+def test_the_page_makes_no_request(browser: Browser, comparison: tuple[Path, dict[str, Any]]) -> None:
+    page, _ = comparison
+    requests = browser.open(page.as_uri())
+    assert requests == [page.as_uri()]  # the page itself, and nothing else
+    assert browser.evaluate("document.querySelectorAll('[src], [href], script, link, img, iframe, object').length") == 0
+
+
+class _Recorder(http.server.BaseHTTPRequestHandler):
+    seen: ClassVar[list[str]] = []
+
+    def do_GET(self) -> None:
+        self.seen.append(self.path)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.end_headers()
+        self.wfile.write(b"x")
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def server() -> Iterator[tuple[str, list[str]]]:
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
+    _Recorder.seen = []
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}", _Recorder.seen
+    finally:
+        httpd.shutdown()
+
+
+def test_hostile_outputs_load_nothing_and_read_as_text(
+    browser: Browser, server: tuple[str, list[str]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url, seen = server
+    # The harness sees a request when a page makes one: a page that loads from the server is recorded.
+    control = tmp_path / "control.html"
+    control.write_text(f'<img src="{url}/control">', encoding="utf-8")
+    browser.open(control.as_uri())
+    assert seen == ["/control"]
+    seen.clear()
+    hostile = (
+        f'</pre></td></tr></table><img src="{url}/img"><script>fetch("{url}/js")</script></script>'
+        f'<link rel="stylesheet" href="{url}/css"><style>@import url({url}/import);</style>'
+        f'<iframe src="{url}/frame"></iframe>"><svg><image href="{url}/svg"/></svg>'
+    )
+    base = scored(tmp_path, "base", outputs(False, hostile))
+    rows = outputs(True, hostile + "x" * 300_000)
+    rows[1]["id"] = f'<b id="x" onmouseover="fetch(\'{url}/id\')">q1</b>'
+    new = scored(tmp_path, "new", rows)
+    page = tmp_path / "hostile.html"
+    assert main(["compare", str(base), str(new), "--report", str(page)]) == 0
+    capsys.readouterr()
+    requests = browser.open(page.as_uri(), settle=1.0)
+    assert requests == [page.as_uri()]
+    assert seen == []
+    text = browser.evaluate("document.body.innerText")
+    assert f'<img src="{url}/img">' in text and "</script>" in text
+    assert "characters in all" in text  # the 300,000 characters are cut, their length said
+    assert page.stat().st_size < 2_000_000
+
+
+def test_the_screenshot_is_not_blank_and_holds_the_chart(
+    browser: Browser, comparison: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    page, data = comparison
+    browser.open(page.as_uri())
+    box = browser.evaluate(
+        "(() => { const r = document.querySelector('svg.accuracy').getBoundingClientRect();"
+        " return {x: r.x, y: r.y + window.scrollY, width: r.width, height: r.height}; })()"
+    )
+    whole = read_png(browser.screenshot())
+    colours = whole.colours()
+    white = colours.get((255, 255, 255), 0)
+    assert len(colours) > 50 and white < 0.97 * whole.width * whole.height  # not blank
+    chart = read_png(browser.screenshot(box)).colours()
+    new_pixels, base_pixels = (chart.get(rgb(COLOURS[name]), 0) for name in ("accuracy", "base"))
+    # the bars' drawn area: each row's accuracy x the plot's width x the bar's height (17 of the view's units)
+    scale = box["width"] / 1000
+    plot = 570 * scale
+
+    def area(summaries: list[dict[str, Any]]) -> float:
+        return sum(s["accuracy"] * plot * 17 * scale for s in summaries)
+
+    assert new_pixels == pytest.approx(area([data["new"], *(g["new"] for g in data["groups"])]), rel=0.15)
+    assert base_pixels == pytest.approx(area([data["base"], *(g["base"] for g in data["groups"])]), rel=0.15)
+    (tmp_path / "chart.png").write_bytes(browser.screenshot(box))
+
+
+def test_the_score_report_shows_the_score_summary(
+    browser: Browser, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = write_run(tmp_path / "in.jsonl", outputs(True))
+    page = tmp_path / "score.html"
+    argv = ["score", str(data), "--scorer", "exact", "--group-by", "topic", "--format", "json", "--report", str(page)]
+    assert main(argv) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert browser.open(page.as_uri()) == [page.as_uri()]
+    shown = {row["name"]: row["cells"] for row in browser.evaluate(ROWS_JS)}
+    assert shown["exact"]["accuracy"] == f"{summary['accuracy']:.3f}"
+    assert shown["exact"]["interval"] == interval_text(summary["interval"])
+    for group in summary["groups"]:
+        assert shown[group["name"]]["accuracy"] == f"{group['accuracy']:.3f}"
+        assert int(shown[group["name"]]["wrong"]) == group["failure_kinds"]["wrong"]
+
+
+def test_the_page_prints(browser: Browser, comparison: tuple[Path, dict[str, Any]]) -> None:
+    page, _ = comparison
+    browser.open(page.as_uri())
+    browser.send("Emulation.setEmulatedMedia", {"media": "print"})
+    try:
+        assert browser.evaluate("getComputedStyle(document.body).paddingTop") == "0px"  # the print style sheet
+        assert browser.evaluate("document.querySelector('svg.accuracy').getBoundingClientRect().width") > 300
+    finally:
+        browser.send("Emulation.setEmulatedMedia", {"media": ""})
+    pdf = browser.send("Page.printToPDF", {"printBackground": True})["data"]
+    assert len(pdf) > 1000
