@@ -141,9 +141,14 @@ def test_a_scorer_out_and_back_recording_errors_gives_its_verdicts_back(s: sb.Sc
     rows = [("q", "Paris", "Paris"), ("q", "Lyon", "Paris"), ("q", "", "Paris"), ("q", "Paris", None)]
     for row in rows:
         want, got = s(*row), again(*row)
-        assert (got.correct, got.value, got.failure_kind) == (want.correct, want.value, want.failure_kind)
+        kind, explanation = want.failure_kind, want.explanation
+        if row[1] == "" and kind == "wrong":
+            # the kit's one rule for every reverse adapter (kit.verdict): a harness's "wrong" about an output with
+            # no text records pre-sorting's kind and reason, as exact() does; `same` itself does not pre-sort
+            kind, explanation = "parse_failure", "the output is empty"
+        assert (got.correct, got.value, got.failure_kind) == (want.correct, want.value, kind)
         if want.correct is not None:  # an unscored Score is {} in pydantic-evals: its explanation has no place
-            assert got.explanation == want.explanation
+            assert got.explanation == explanation
 
 
 def test_a_scorers_outcome_and_metadata_do_not_survive_the_report() -> None:
