@@ -6,7 +6,8 @@ output) and gives the number the report averages for the evaluator: its score (o
 `NAME_value`, else a score of its own), else its assertion as 1.0 or 0.0; None for a
 case it skipped. pydantic-evals records an evaluator's exception as the case's
 EvaluatorFailure, named after the evaluator, with the exception's stack trace (notes
-and all): `run` raises it as the run's error, so the suite can read who raised.
+and all) and the exception's type: `run` raises it as the run's error (a ScorerContractError as one),
+so the suite can read who raised, and why.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import pytest
 from pydantic_evals import Case, Dataset
 from pydantic_evals.evaluators import Contains, Evaluator, EvaluatorContext
 
-from scorebridge.kit import element
+from scorebridge.kit import ScorerContractError, element
 from scorebridge.kit.testing import Adapter, Check, Judge, Row, checks
 from scorebridge_pydantic_evals import from_pydantic_evals, to_pydantic_evals
 
@@ -36,8 +37,9 @@ def run(evaluator: Evaluator[Any, Any, Any], rows: list[Row]) -> Sequence[float 
             name="conformance", cases=[Case(name="row", inputs=item, expected_output=label)], evaluators=[evaluator]
         )
         [case] = dataset.evaluate_sync(lambda inputs, output=output: output, progress=False).cases
-        for failure in case.evaluator_failures:
-            raise EvaluatorFailed(f"{failure.name}: {failure.error_message}\n{failure.error_stacktrace}")
+        for failure in case.evaluator_failures:  # the report names the exception's type: raised as that kind
+            message = f"{failure.name}: {failure.error_message}\n{failure.error_stacktrace}"
+            raise (ScorerContractError if failure.error_type == "ScorerContractError" else EvaluatorFailed)(message)
         if f"{name}_value" in case.scores:
             numbers.append(float(case.scores[f"{name}_value"].value))
         elif name in case.scores:

@@ -141,9 +141,14 @@ def test_a_scorer_out_and_back_recording_errors_gives_its_verdicts_back(s: sb.Sc
     rows = [("q", "Paris", "Paris"), ("q", "Lyon", "Paris"), ("q", "", "Paris"), ("q", "Paris", None)]
     for row in rows:
         want, got = s(*row), again(*row)
-        assert (got.correct, got.value, got.failure_kind) == (want.correct, want.value, want.failure_kind)
+        kind, explanation = want.failure_kind, want.explanation
+        if row[1] == "" and kind == "wrong":
+            # the kit's one rule for every reverse adapter (kit.verdict): a harness's "wrong" about an output with
+            # no text records pre-sorting's kind and reason, as exact() does; `same` itself does not pre-sort
+            kind, explanation = "parse_failure", "the output is empty"
+        assert (got.correct, got.value, got.failure_kind) == (want.correct, want.value, kind)
         if want.correct is not None:  # an unscored Score is {} in pydantic-evals: its explanation has no place
-            assert got.explanation == want.explanation
+            assert got.explanation == explanation
 
 
 def test_a_scorers_outcome_and_metadata_do_not_survive_the_report() -> None:
@@ -237,3 +242,21 @@ def test_a_wrapped_evaluators_spec_is_the_evaluators_own() -> None:
     wrapped = to_pydantic_evals(from_pydantic_evals(x), on_error="record")
     assert wrapped is not x
     assert wrapped.as_spec() == x.as_spec()
+
+
+def test_a_case_whose_label_is_blank_still_hands_the_evaluator_the_librarys_context() -> None:
+    seen = Seen([])
+    inner = from_pydantic_evals(seen, needs_label=False)
+
+    @sb.scorer(needs_label=False)
+    def mine(item: Any, output: Any, label: Any) -> sb.Score:
+        assert label is None  # "" reaches a scorer's fn as None
+        return inner(item, output, label)
+
+    dataset = Dataset[str, str, Any](
+        name="blank", cases=[Case(name="blank label", inputs="q", expected_output="")],
+        evaluators=[to_pydantic_evals(mine)],
+    )  # fmt: skip
+    dataset.evaluate_sync(lambda q: "Paris", progress=False)
+    [ctx] = seen.contexts
+    assert (ctx.name, ctx.expected_output) == ("blank label", "")

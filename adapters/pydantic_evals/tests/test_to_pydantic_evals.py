@@ -249,3 +249,31 @@ def test_what_is_not_a_scorer_is_refused() -> None:
         to_pydantic_evals(EqualsExpected())  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="on_error must be 'raise' or 'record'"):
         to_pydantic_evals(sb.exact(), on_error="ignore")  # type: ignore[arg-type]
+
+
+def test_a_case_level_evaluator_scores_its_case_only() -> None:
+    dataset = Dataset[str, str, Any](
+        name="case level",
+        cases=[
+            Case(name="with", inputs="q", expected_output="Paris", evaluators=[to_pydantic_evals(sb.exact())]),
+            Case(name="without", inputs="q", expected_output="Paris"),
+        ],
+    )
+    report = dataset.evaluate_sync(lambda q: "Paris", progress=False)
+    assert [list(case.assertions) for case in report.cases] == [["exact"], []]
+
+
+def test_repeated_runs_average_as_the_summary_of_every_run() -> None:
+    rows = [("q0", "Paris", "Paris"), ("q1", "Lyon", "Paris")]
+    report = evaluate([to_pydantic_evals(sb.exact())], rows, repeat=3)
+    assert len(report.cases) == 6
+    assert report.averages().scores["exact_value"] == pytest.approx(0.5)
+
+
+def test_a_scorer_that_needs_no_label_is_scored_on_unlabelled_cases() -> None:
+    @sb.scorer(needs_label=False)
+    def short(item: Any, output: Any, label: Any) -> bool:
+        return len(str(output)) < 6
+
+    report = evaluate([to_pydantic_evals(short)], [("q", "Paris", None), ("q", "Buenos Aires", None)])
+    assert [case.assertions["short"].value for case in report.cases] == [True, False]

@@ -197,7 +197,7 @@ class Read(NamedTuple):
     correct: bool | None
     value: float | None
     failure_kind: FailureKind | None
-    outcome: str | None
+    outcome: str | None  # a label result; None: the verdict's outcome is the output's text
     explanation: str | None
     metadata: dict[str, Any] | None
 
@@ -330,19 +330,32 @@ class EvaluatorCall:
             raise
         except Exception as exc:  # a hostile item, output or label
             raise ScorerContractError(f"{name}: cannot read the item, the output or the label: {exc!r:.200}") from exc
-        if asked.rejected is not None and not (output is None or isinstance(output, str)):
+        structured = asked.rejected is not None and not (output is None or isinstance(output, str))
+        if structured:
             asked = asked._replace(rejected=None)  # a structured output (a dict, a model) is the evaluator's to judge
         evaluate = self.evaluator.evaluate_async if self.is_async else self.evaluator.evaluate
-        return judge(name, lambda: evaluate(ctx), functools.partial(self._read, asked))
+        return judge(name, lambda: evaluate(ctx), functools.partial(self._read, asked, structured))
 
-    def _read(self, asked: Ask, raw: Any) -> sb.Score:
+    def _read(self, asked: Ask, structured: bool, raw: Any) -> sb.Score:
         read = read_output(self.name, self.default_name, raw, self.threshold, self.result)
+        if read.outcome is not None or structured:
+            # a label is the outcome; a structured output has no text to be one
+            return verdict(
+                self.name,
+                asked,
+                read.correct,
+                value=read.value,
+                outcome=read.outcome,
+                explanation=read.explanation,
+                metadata=read.metadata,
+                failure_kind=read.failure_kind,
+            )
+        # an assertion, a score or a skip: the outcome is the kit's default, the output's text (as exact() records it)
         return verdict(
             self.name,
             asked,
             read.correct,
             value=read.value,
-            outcome=read.outcome,
             explanation=read.explanation,
             metadata=read.metadata,
             failure_kind=read.failure_kind,
@@ -382,7 +395,9 @@ def from_pydantic_evals(
     number) is partial credit, its value, correct when at or above
     `threshold` (default 1.0), as DSPy's metrics are read; a label (a string)
     is the outcome, with no verdict (unscored); an `EvaluationReason`'s reason
-    is the explanation; `{}` is the library's skip (unscored). A mapping of
+    is the explanation; `{}` is the library's skip (unscored). Else the
+    outcome is the output's text, as `exact()` records it (`kit.verdict`'s
+    default; None for an output with none). A mapping of
     several results is read by `result`, the name of the one that gives the
     verdict (a ScorerContractError naming them otherwise); the others are kept
     in metadata. None and NaN, which pydantic-evals records as the evaluator's

@@ -11,7 +11,7 @@ from pydantic_evals.evaluators import EvaluationReason, Evaluator, EvaluatorCont
 from pydantic_evals.evaluators.evaluator import EvaluationScalar
 
 import scorebridge as sb
-from scorebridge.kit import BUILTINS, defined_scorers, is_builtin, note_scorer, raised_score, rebuild
+from scorebridge.kit import BUILTINS, defined_scorers, is_builtin, label_is_missing, note_scorer, raised_score, rebuild
 
 from ._keys import kind_key, value_key
 from ._native import NATIVE
@@ -37,6 +37,12 @@ def evaluator_output(score: sb.Score, name: str, value: bool) -> Output:
     if score.failure_kind is not None:
         out[kind_key(name)] = score.failure_kind
     return out
+
+
+def _as_seen(label: Any) -> Any:
+    """The label as a scorer's fn sees it (every form of "no label" is None), which is what a scorer of one's
+    own passes on to a `from_pydantic_evals` scorer: the call `NATIVE` must recognise."""
+    return None if label_is_missing(label) else label
 
 
 def _scorer_named(name: str, options: Mapping[str, Any]) -> sb.Scorer:
@@ -109,7 +115,7 @@ class ScorerEvaluator(Evaluator[Any, Any, Any]):
     def _score(self, ctx: EvaluatorContext[Any, Any, Any]) -> Output:
         item, output, label = ctx.inputs, ctx.output, ctx.expected_output
         scorer = self._scorer
-        token = NATIVE.carry(item, output, label, ctx) if self._carry else None
+        token = NATIVE.carry(item, output, _as_seen(label), ctx) if self._carry else None
         try:
             result = scorer(item, output, label)
         except Exception as exc:
@@ -121,7 +127,7 @@ class ScorerEvaluator(Evaluator[Any, Any, Any]):
 
     async def _ascore(self, ctx: EvaluatorContext[Any, Any, Any]) -> Output:
         item, output, label = ctx.inputs, ctx.output, ctx.expected_output
-        token = NATIVE.carry(item, output, label, ctx)
+        token = NATIVE.carry(item, output, _as_seen(label), ctx)
         try:
             result = await self._scorer.acall(item, output, label)
         except Exception as exc:
