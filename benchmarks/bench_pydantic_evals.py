@@ -10,6 +10,9 @@
 3. Per call, outside pydantic-evals: `from_pydantic_evals(EqualsExpected())`
    through `score_many` against calling `EqualsExpected().evaluate` on contexts
    a caller with plain values has to build. Shown.
+4. A blocking scorer: `to_pydantic_evals` of a sync scorer that sleeps 0.2 s, over
+   32 cases at `max_concurrency=32`, against the ideal 0.2 s. Target: under 1.5x
+   (a scorer run inline on pydantic-evals' loop would take 32x).
 
 Run: `uv run python benchmarks/bench_pydantic_evals.py` (offline; about half a minute).
 """
@@ -114,6 +117,29 @@ async def main() -> None:
     print(f"3. outside pydantic-evals, per call (best of 3 x {N_CALLS}):")
     print(f"   from_pydantic_evals(EqualsExpected()).score_many  {wrapped:6.2f} us")
     print(f"   EqualsExpected().evaluate on a context built here {direct:6.2f} us   ratio {wrapped / direct:.2f}")
+
+    @sb.scorer
+    def sleeps(item: Any, output: Any, label: Any) -> bool:
+        time.sleep(0.2)
+        return True
+
+    blocking = Dataset(
+        name="blocking",
+        cases=[Case(name=f"case {i}", inputs=i, expected_output="x") for i in range(32)],
+        evaluators=[to_pydantic_evals(sleeps)],
+    )
+
+    async def echo(i: int) -> str:
+        return "x"
+
+    walls = []
+    for _ in range(3):
+        start = time.perf_counter()
+        await blocking.evaluate(echo, max_concurrency=32, progress=False)
+        walls.append(time.perf_counter() - start)
+    stall = min(walls) / 0.2
+    print("4. a sync scorer sleeping 0.2 s, 32 cases at max_concurrency=32 (best of 3):")
+    print(f"   {min(walls):.3f} s = {stall:.2f}x the ideal 0.2 s (target < 1.5): {'ok' if stall < 1.5 else 'OVER'}")
 
 
 if __name__ == "__main__":
