@@ -182,11 +182,9 @@ def test_an_async_scorer_gives_an_async_reward_that_trl_awaits(trl_loop: TRLLoop
     reward = to_trl(sb.model_graded_qa(grader), concurrency=8)
     assert inspect.iscoroutinefunction(reward.__call__)
     rows = [{"prompt": f"What is {i} + {i}?", "solution": str(2 * i)} for i in range(16)]
-    start = time.perf_counter()
     rewards = call_as_trl(reward, rows, [str(2 * i) for i in range(16)], loop=trl_loop)
     assert rewards == [1.0] * 16
-    assert grader.max_in_flight == 8
-    assert time.perf_counter() - start < 16 * 0.05 / 2  # concurrently, not one after another
+    assert grader.max_in_flight == 8  # concurrently, not one after another (the time is bench_rl.py's)
     assert "What is 3 + 3?" in "\n".join(grader.prompts)  # the prompt is the grader's question
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import re
-import time
 from typing import Any
 
 import pytest
@@ -156,11 +155,9 @@ def test_the_batch_function_gives_the_one_response_functions_dicts() -> None:
 def test_the_batch_function_asks_a_grader_about_the_responses_side_by_side() -> None:
     grader = FakeGrader("GRADE: C", delay=0.02, asynchronous=True)
     samples = [{"response": str(i), "ground_truth": str(i), "extra_info": {"question": f"q{i}"}} for i in range(16)]
-    start = time.perf_counter()
     results = call_as_verl_batch(to_verl(sb.model_graded_qa(grader), batch=True, concurrency=8), samples)
     assert [r["score"] for r in results] == [1.0] * 16
-    assert grader.max_in_flight == 8
-    assert time.perf_counter() - start < 16 * 0.02 / 2
+    assert grader.max_in_flight == 8  # side by side, not one after another
 
 
 def test_the_batch_function_records_a_raising_scorer_by_default() -> None:
