@@ -390,6 +390,35 @@ def test_score_many_records_a_raising_row_with_on_error_record() -> None:
     assert scores[1].explanation == "the scorer raised ValueError('no b')"
 
 
+def test_score_many_raises_an_unreadable_label_even_with_on_error_record() -> None:
+    # Recorded as "error", a typo in the labels counted wrong here while MLflow and pydantic-evals left the
+    # same row out of their means: a label the scorer cannot read is the data's fault, raised everywhere.
+    with pytest.raises(sb.UnreadableLabel, match="near: cannot read the label 'abc' as float"):
+        sb.scorer(seen_float, name="near").score_many(None, ["1", "2"], ["1", "abc"], on_error="record")
+
+
+def test_an_unreadable_label_is_a_scorer_contract_error() -> None:
+    assert issubclass(sb.UnreadableLabel, sb.ScorerContractError)  # `except ScorerContractError` still catches it
+
+
+def test_the_command_line_stops_at_an_unreadable_label_even_with_on_error_record(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scorer_file = tmp_path / "near_scorer.py"
+    scorer_file.write_text(
+        "from scorebridge import scorer\n\n@scorer\ndef near(item, output, label: float):\n"
+        "    return label is not None and abs(float(output) - label) < 0.5\n",
+        encoding="utf-8",
+    )
+    data = tmp_path / "data.csv"
+    data.write_text("output,label\n1,1\n2,abc\n3,3\n", encoding="utf-8")
+    status = main(["score", str(data), "--scorer", f"{scorer_file}@near", "--on-error", "record"])
+    assert status == 1
+    assert (
+        capsys.readouterr().err.strip() == f"{data}:3: near: cannot read the label 'abc' as float: it is not a number"
+    )
+
+
 def test_score_many_raises_by_default() -> None:
     with pytest.raises(ValueError, match="no b"):
         sb.scorer(boom_on_b).score_many(None, BOOM_OUTPUTS, BOOM_LABELS)

@@ -11,7 +11,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from ._protocol.grade import grade_value
-from ._protocol.score import FAILURE_KINDS, FailureKind, Score, ScorerContractError
+from ._protocol.score import FAILURE_KINDS, FailureKind, Score, ScorerContractError, UnreadableLabel
 from ._protocol.scorer import Scorer, scorer
 from ._runner.groups import GroupedSummaries
 from ._runner.summary import Summaries, Summary
@@ -38,6 +38,7 @@ __all__ = [
     "ScorerContractError",
     "Summaries",
     "Summary",
+    "UnreadableLabel",
     "abenchmark",
     "benchmark",
     "compare",

@@ -39,7 +39,8 @@ def run(evaluator: Evaluator[Any, Any, Any], rows: list[Row]) -> Sequence[float 
         [case] = dataset.evaluate_sync(lambda inputs, output=output: output, progress=False).cases
         for failure in case.evaluator_failures:  # the report names the exception's type: raised as that kind
             message = f"{failure.name}: {failure.error_message}\n{failure.error_stacktrace}"
-            raise (ScorerContractError if failure.error_type == "ScorerContractError" else EvaluatorFailed)(message)
+            contract = failure.error_type in ("ScorerContractError", "UnreadableLabel")
+            raise (ScorerContractError if contract else EvaluatorFailed)(message)
         if f"{name}_value" in case.scores:
             numbers.append(float(case.scores[f"{name}_value"].value))
         elif name in case.scores:

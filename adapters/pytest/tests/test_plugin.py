@@ -110,7 +110,7 @@ def test_a_value_the_scorer_cannot_read_fails_with_its_message_and_no_frames_of_
     result = pytester.runpytest()
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
-        [">       assert_scored(sb.exact(), 'Paris', b'Paris')", "E       *ScorerContractError: exact: *"]
+        [">       assert_scored(sb.exact(), 'Paris', b'Paris')", "E       scorebridge.UnreadableLabel: exact: *"]
     )
     assert "scorebridge/_" not in result.stdout.str()
 

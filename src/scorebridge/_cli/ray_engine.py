@@ -53,7 +53,7 @@ from scorebridge_ray import score_dataset, summarize
 from scorebridge_ray._ship import ship
 
 from .._protocol.record import raised_score
-from .._protocol.score import Score
+from .._protocol.score import Score, UnreadableLabel
 from .._protocol.scorer import Scorer
 from .._runner.files import JSONL_SUFFIXES, PARQUET_SUFFIXES, SUFFIXES, RowError, format_of, read_rows
 from .._runner.scored import LINE, taken_columns, unique_names
@@ -255,6 +255,8 @@ def _marking(shipped: bytes, what: str, record: bool) -> Scorer:
     _catch_grades()
 
     def error(exc: Exception, label: Any) -> Score:
+        if isinstance(exc, UnreadableLabel):  # raised whatever --on-error says (raised_score's rule): named
+            return _marked(Score(False, None, "error", 0.0, None, {}), _RAISED, describe(exc))
         score = raised_score(name, exc, label)
         return score if record else _marked(score, _RAISED, describe(exc))
 

@@ -26,7 +26,7 @@ from importlib import import_module
 from typing import IO, TYPE_CHECKING, Any, Final
 
 from .._protocol.record import raised_score
-from .._protocol.score import FAILURE_KINDS, Score, ScorerContractError
+from .._protocol.score import FAILURE_KINDS, Score, ScorerContractError, UnreadableLabel
 from .._protocol.scorer import Scorer
 from .._runner.files import RowError, format_of, read_rows, read_stream
 from .._runner.groups import GroupedSummaries, group_key, group_name, parse_group_by
@@ -234,9 +234,17 @@ class _Scoring:
         try:
             return scorer(item, output, label)
         except Exception as exc:
-            if self.record:
+            return self.raised(scorer, exc, label)
+
+    def raised(self, scorer: Scorer, exc: Exception, label: Any) -> Score:
+        """The row's Score with --on-error record; else (and for a label the scorer cannot read, which
+        `raised_score` raises whatever on_error says) the exception, to be named with its line."""
+        if self.record:
+            try:
                 return raised_score(scorer.name, exc, label)
-            raise _Raised(scorer, exc) from None
+            except UnreadableLabel:
+                pass
+        raise _Raised(scorer, exc) from None
 
     # --- a scored row, in the input's order --------------------------------------------------
 
@@ -313,9 +321,7 @@ class _Scoring:
                 try:
                     return await scorer.acall(item, output, label)
                 except Exception as exc:
-                    if self.record:
-                        return raised_score(scorer.name, exc, label)
-                    raise _Raised(scorer, exc) from None
+                    return self.raised(scorer, exc, label)
 
         async def scored(line: int, item: Any, output: Any, label: Any) -> list[Score]:
             calls = [one(i, line, item, output, label) for i in range(len(self.scorers))]

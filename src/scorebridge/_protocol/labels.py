@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any, Final, Union
 
-from .score import ScorerContractError
+from .score import UnreadableLabel
 from .values import MAX_DIGITS, a_type, is_bool, is_missing, is_number, plain_digits, shown
 
 __all__ = ["LABEL_TYPES", "LabelReader", "annotated_label_type", "declared_label_type", "label_reader", "type_name"]
@@ -359,9 +359,9 @@ def label_reader(t: Any) -> LabelReader:
         try:
             return convert(label) if many or isinstance(label, _CONTAINERS) else one(label)
         except _Unreadable as why:
-            raise ScorerContractError(f"{scorer}: cannot read the label {shown(label)} as {what}: {why}") from None
+            raise UnreadableLabel(f"{scorer}: cannot read the label {shown(label)} as {what}: {why}") from None
         except Exception as exc:  # a hostile value: a list whose iteration fails, a str whose strip raises
-            raise ScorerContractError(
+            raise UnreadableLabel(
                 f"{scorer}: cannot read the label {shown(label)} as {what}: {shown(exc, 200)}"
             ) from None
 

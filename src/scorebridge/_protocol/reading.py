@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any, Final, NamedTuple
 
 from .record import recorded
-from .score import FAILURE_KINDS, FailureKind, Score, ScorerContractError
+from .score import FAILURE_KINDS, FailureKind, Score, ScorerContractError, UnreadableLabel
 from .values import MAX_DIGITS, a_type, is_bool, is_missing, is_number, plain_digits, shown
 
 __all__ = [
@@ -183,8 +183,8 @@ def accepted_answers(scorer: str, label: Any) -> tuple[str, ...]:
 
     A label is one string, one number (written in plain digits: 100000 accepts
     "100000", not "1e+05") or a list, tuple or set of them. Anything else,
-    and a number of more than `MAX_DIGITS` digits, is a `ScorerContractError`
-    naming the scorer.
+    and a number of more than `MAX_DIGITS` digits, is an `UnreadableLabel`
+    (a `ScorerContractError`) naming the scorer.
     """
     if type(label) is str:
         return () if not label or label.isspace() else (label,)
@@ -201,14 +201,14 @@ def accepted_answers(scorer: str, label: Any) -> tuple[str, ...]:
             elif is_number(x) and not is_missing(x):
                 answers.append(_label_number(scorer, x))
             elif not is_missing(x):
-                raise ScorerContractError(
+                raise UnreadableLabel(
                     f"{scorer}: a label's accepted answers must be strings or numbers; "
                     f"got {type(x).__name__} {shown(x)}"
                 )
         return tuple(answers)
     if isinstance(label, str):
         return accepted_answers(scorer, str(label))
-    raise ScorerContractError(
+    raise UnreadableLabel(
         f"{scorer}: a label must be a string, a number, or a list of them; got {type(label).__name__} {shown(label)}"
     )
 
@@ -217,7 +217,7 @@ def _label_number(scorer: str, x: Any) -> str:
     try:
         return plain_digits(x)
     except (ValueError, OverflowError) as exc:
-        raise ScorerContractError(f"{scorer}: a label's number cannot be read: {exc}") from None
+        raise UnreadableLabel(f"{scorer}: a label's number cannot be read: {exc}") from None
 
 
 ITEM_TEXT_FIELDS: Final = ("input", "question")

@@ -8,7 +8,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from .grade import grade_value
-from .score import FAILURE_KINDS, FailureKind, Score, ScorerContractError, make_score
+from .score import FAILURE_KINDS, FailureKind, Score, ScorerContractError, UnreadableLabel, make_score
 from .values import is_bool, is_missing, is_number, label_is_missing, plain_digits, shown
 
 __all__ = ["raised_score", "record", "recorded"]
@@ -151,6 +151,12 @@ def raised_score(name: str, exc: BaseException, label: Any, *, needs_label: bool
     no label and the scorer needs one: `needs_label`), its explanation "the
     scorer raised " and the exception's repr, cut at 300 characters (an
     exception whose repr raises is named by its type).
+
+    An `UnreadableLabel` is raised again, not recorded: a label the scorer
+    cannot read is a fault of the data, raised in every entry point whatever
+    `on_error` says, so no harness counts it wrong and another leaves it out.
     """
+    if isinstance(exc, UnreadableLabel):
+        raise exc
     explanation = f"the scorer raised {shown(exc, 300)}"
     return recorded(name, False, None, "error", None, explanation, None, needs_label and label_is_missing(label))

@@ -12,6 +12,7 @@ __all__ = [
     "Grade",
     "Score",
     "ScorerContractError",
+    "UnreadableLabel",
     "make_score",
     "metadata_dict",
     "metadata_text",
@@ -41,6 +42,18 @@ class ScorerContractError(ValueError):
     Raised for: True beside a failure_kind, a failure kind that is not one of
     `FAILURE_KINDS`, a return value of the wrong shape, a label that a built-in
     scorer cannot read. The message starts with the scorer's name.
+    """
+
+
+class UnreadableLabel(ScorerContractError):
+    """A label the scorer cannot read (text where it declares a number, a mapping, a number too long to write).
+
+    A fault of the data, not of the scorer's run: it is raised in every entry
+    point whatever `on_error` says (which governs what the scorer itself
+    raises), so a typo in the labels is never counted as a wrong answer in one
+    harness and left out in another. The message names the scorer and the
+    label; where the row is known (a file line, a sample id, an item), a note
+    or the message names it too.
     """
 
 
