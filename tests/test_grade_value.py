@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+import scorebridge as sb
 from scorebridge import grade_value
 
 
@@ -71,3 +72,13 @@ def test_signalling_nan_is_unscored() -> None:
 def test_int_too_big_for_a_float_is_none_with_a_warning() -> None:
     with pytest.warns(UserWarning, match="unrecognised grade"):
         assert grade_value(10**400) is None
+
+
+def test_an_unreadable_grade_a_scorer_returns_is_warned_with_the_scorers_name() -> None:
+    # The warning once said only "unrecognised grade 'maybe'": with several scorers in a run, nobody could
+    # tell which one returned it.
+    hedge = sb.scorer(lambda item, output, label: "maybe", name="hedge")
+    with pytest.warns(
+        UserWarning, match=r"unrecognised grade 'maybe'; treating it as not scored \(returned by the scorer 'hedge'\)"
+    ):
+        assert hedge(None, "x", "x").correct is None

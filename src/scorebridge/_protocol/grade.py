@@ -12,7 +12,7 @@ from typing import Final
 
 from .values import is_bool, is_missing, shown
 
-__all__ = ["GRADE_WORDS", "grade_value"]
+__all__ = ["GRADE_WORDS", "grade_value", "read_grade"]
 
 GRADE_WORDS: Final[Mapping[str, float]] = MappingProxyType(
     {
@@ -42,6 +42,11 @@ def grade_value(x: object) -> float | None:
     - Anything else (None, "maybe", "inf", a list, ...) gives None and a
       `UserWarning` naming the value.
     """
+    return read_grade(x, None)
+
+
+def read_grade(x: object, scorer: str | None) -> float | None:
+    """`grade_value(x)`, its warning naming `scorer` (the scorer that returned `x`), when given."""
     if is_bool(x):
         return 1.0 if x else 0.0
     if isinstance(x, (numbers.Real, Decimal)):
@@ -63,5 +68,6 @@ def grade_value(x: object) -> float | None:
         else:
             if math.isfinite(f):
                 return f
-    warnings.warn(f"unrecognised grade {shown(x)}; treating it as not scored", stacklevel=2)
+    by = "" if scorer is None else f" (returned by the scorer {scorer!r})"
+    warnings.warn(f"unrecognised grade {shown(x)}; treating it as not scored{by}", stacklevel=3)
     return None

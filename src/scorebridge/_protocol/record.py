@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Final
 
-from .grade import grade_value
+from .grade import read_grade
 from .score import FAILURE_KINDS, FailureKind, Score, ScorerContractError, UnreadableLabel, make_score
 from .values import is_bool, is_missing, is_number, label_is_missing, plain_digits, shown
 
@@ -70,7 +70,7 @@ def _record(name: str, raw: Any, unlabelled: bool) -> Score:
         correct, outcome, kind = raw.correct, raw.outcome, raw.failure_kind
         value, explanation, metadata = raw.value, raw.explanation, raw.metadata
     elif isinstance(raw, str) or is_bool(raw) or is_number(raw):
-        value = grade_value(raw)
+        value = read_grade(raw, name)
         correct = None if value is None else value >= 1.0
         outcome = kind = explanation = metadata = None
     else:
