@@ -37,6 +37,8 @@ def offline_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         mp.setenv("MLFLOW_DISABLE_TELEMETRY", "true")
         mp.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         mp.setenv("TQDM_DISABLE", "1")
+        mp.setenv("MLFLOW_SQLALCHEMYSTORE_POOL_SIZE", "20")  # MLflow's threads share the sqlite store's pool
+        mp.setenv("MLFLOW_SQLALCHEMYSTORE_MAX_OVERFLOW", "40")
         mp.setenv("MLFLOW_MODEL_CATALOG_URI", "")  # the judges' model catalog is not fetched from GitHub
         mp.delenv("MLFLOW_TRACKING_URI", raising=False)
         yield home
@@ -55,6 +57,10 @@ def tracking(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     logging.getLogger("mlflow").setLevel(logging.WARNING)  # the store's migrations, the run's banner
     yield uri
     mlflow.set_tracking_uri(None)
+    from mlflow.tracking import fluent
+
+    if hasattr(fluent, "_active_experiment_id"):  # the experiment of a store that is gone: not active after it
+        fluent._active_experiment_id = None
 
 
 Script = Callable[[str], dict[str, str]]

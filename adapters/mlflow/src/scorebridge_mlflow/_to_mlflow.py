@@ -30,7 +30,7 @@ def to_mlflow(
     name: str | None = None,
     item: Reader | None = None,
     output: Reader | None = None,
-    label: Reader = LABEL_KEY,
+    label: Reader | None = None,
     on_error: OnError = "raise",
     aggregations: Sequence[Any] | None = None,
     timeout: float | None = None,
@@ -51,7 +51,7 @@ def to_mlflow(
       `output(outputs)`;
     - label: `expectations["expected_response"]` (the key MLflow's built-in
       judges read), or `expectations[label]` for another key name, or
-      `label(expectations)`. A row without it (MLflow hands `{}`) has no label:
+      `label(expectations)` (None: the default). A row without it (MLflow hands `{}`) has no label:
       its Score is unscored.
 
     The Score comes back as a `Feedback` (see `feedback`): value the Score's
@@ -84,6 +84,8 @@ def to_mlflow(
         raise ValueError(f"to_mlflow({scorer.name}): name must be a non-blank string; got {name!r}")
     for arg, reader in (("item", item), ("output", output), ("label", label)):
         _check_reader(scorer.name, arg, reader)
+    if label is None:
+        label = LABEL_KEY
     plain = name in (None, scorer.name) and item is None and output is None and label == LABEL_KEY
     if isinstance(scorer.fn, MlflowCall) and plain and on_error == "raise" and aggregations is None and timeout is None:
         return scorer.fn.mlflow_scorer  # made by from_mlflow: MLflow's own scorer, again
