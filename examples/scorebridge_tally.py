@@ -53,6 +53,8 @@ def from_tally(check: Check, *, name: str | None = None) -> Scorer:
     made_from = getattr(check, MADE_FROM, None)
     if isinstance(made_from, Scorer) and name in (None, made_from.name):  # a round trip is the identity
         return made_from
-    name = name or getattr(check, "__name__", "tally_check")
+    if name is None:
+        name = getattr(check, "__name__", "<lambda>")
+        name = "tally_check" if name == "<lambda>" else name  # a lambda has no name
     fn = sync_and_async(_TallyCall(check, name), is_async=is_async(check))  # async when the check is
     return Scorer(name, fn, recorded=True, check_label=functools.partial(accepted_answers, name))

@@ -123,3 +123,39 @@ def test_an_exception_whose_repr_raises_is_named_by_its_type() -> None:
             raise RuntimeError("no repr")
 
     assert raised_score("judge", Odd(), "Paris").explanation == "the scorer raised <Odd whose repr raised RuntimeError>"
+
+
+# --- the reverse direction's rules, once (kit.ask, kit.verdict): the harnesses' own built-ins record as exact() --
+
+
+def _harness_scorers() -> dict[str, Any]:
+    pytest.importorskip("inspect_ai")
+    pytest.importorskip("dspy")
+    import dspy
+    from inspect_ai.scorer import match
+
+    from scorebridge_dspy import from_dspy
+    from scorebridge_inspect import from_inspect
+
+    return {
+        "inspect match()": from_inspect(match()),
+        "dspy answer_exact_match": from_dspy(dspy.evaluate.answer_exact_match),
+    }
+
+
+@pytest.mark.parametrize(
+    ("output", "label"),
+    [
+        ("", "Paris"),
+        ("NOT_IN_DOCUMENT", "Paris"),
+        ("", None),
+        ({"failure_kind": "refusal"}, "Paris"),
+        ("Lyon", "Paris"),
+    ],
+)
+def test_a_harness_scorer_brought_in_records_the_kind_exact_records(output: Any, label: Any) -> None:
+    want = sb.exact()(None, output, label)
+    got = {name: made("Capital of France?", output, label) for name, made in _harness_scorers().items()}
+    assert {name: (s.correct, s.failure_kind) for name, s in got.items()} == dict.fromkeys(
+        got, (want.correct, want.failure_kind)
+    )

@@ -197,3 +197,9 @@ def test_the_tally_adapter_over_an_async_check_is_an_async_scorer() -> None:
         True,
         False,
     ]
+
+
+def test_with_options_on_a_scorer_made_with_options_but_no_factory_names_them() -> None:
+    made = sb.Scorer("judge", lambda i, o, lab: True, {"threshold": 1.0})
+    with pytest.raises(TypeError, match=r"'judge' was made with threshold=1.0 and has no factory .* threshold changed"):
+        made.with_options(threshold=0.5)

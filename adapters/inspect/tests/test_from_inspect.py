@@ -398,7 +398,6 @@ def test_huge_and_odd_text_is_scored_not_refused() -> None:
         ("Paris", ["Paris"]),
         (["Paris", "", "Paris, France"], ["Paris", "Paris, France"]),
         (100000, ["100000"]),
-        (None, [""]),
     ],
 )
 def test_label_becomes_the_target_as_text(label: Any, target: list[str]) -> None:
@@ -411,6 +410,12 @@ def test_no_label_is_unscored_whatever_the_inspect_scorer_says() -> None:
     # inspect_ai#5525: match() with a blank target says C for any output
     s = from_inspect(match())("q", "anything", "")
     assert (s.correct, s.value) == (None, None)
+
+
+def test_no_label_leaves_the_inspect_scorer_unasked() -> None:
+    seen: list[tuple[TaskState, Target]] = []
+    from_inspect(seeing(seen))("q", "anything", None)
+    assert seen == []
 
 
 def test_bad_label_is_an_error_naming_the_scorer() -> None:
@@ -703,3 +708,35 @@ def test_bad_arguments_fail_at_construction_naming_the_scorer(
 def test_not_an_async_scorer_is_rejected(bad: Any) -> None:
     with pytest.raises(TypeError, match="from_inspect: expected an Inspect AI scorer"):
         from_inspect(bad)
+
+
+# --- options are the whole identity: the Inspect scorer's own arguments are in them ------------------------
+
+
+def test_the_inspect_scorers_own_arguments_are_options() -> None:
+    assert from_inspect(match(location="begin")).options == {"threshold": 1.0, "inspect_args": {"location": "begin"}}
+
+
+def test_a_resume_under_other_inspect_arguments_is_refused_naming_both(tmp_path: Path) -> None:
+    out = tmp_path / "run.jsonl"
+    arms = {"m": lambda item: "The answer is Paris"}
+    sb.benchmark(arms, ["Capital of France?"], ["Paris"], scorer=from_inspect(match()), out=out)
+    with pytest.raises(ValueError, match=r"scored by match\(threshold=1.0\);.* match\(threshold=1.0, inspect_args="):
+        sb.benchmark(arms, ["Capital of France?"], ["Paris"], scorer=from_inspect(match(location="begin")), out=out)
+
+
+def test_a_resume_under_the_same_inspect_scorer_made_again_goes_on(tmp_path: Path) -> None:
+    out = tmp_path / "run.jsonl"
+    arms = {"m": lambda item: "Paris"}
+    sb.benchmark(arms, ["q1"], ["Paris"], scorer=from_inspect(match(location="begin")), out=out)
+    again = sb.benchmark(arms, ["q1", "q2"], ["Paris", "Rome"], scorer=from_inspect(match(location="begin")), out=out)
+    assert len(again.records) == 2
+
+
+def test_with_options_changes_the_threshold() -> None:
+    assert from_inspect(match()).with_options(threshold=0.5).options["threshold"] == 0.5
+
+
+def test_with_options_refuses_other_inspect_arguments_saying_what_to_wrap() -> None:
+    with pytest.raises(TypeError, match=r"wrap the scorer made with others instead: from_inspect\(match\(location="):
+        from_inspect(match()).with_options(inspect_args={"location": "end"})

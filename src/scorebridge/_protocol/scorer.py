@@ -226,13 +226,21 @@ class Scorer:
         """This scorer made again by its `factory` with `changes` to its options.
 
         `with_options()` with no changes gives the scorer itself. Raises
-        TypeError naming the scorer when it has no factory (it cannot be made
-        with other options), or when the factory refuses an option.
+        TypeError naming the scorer when it has no factory (it takes no
+        options; or, when it has options, it cannot be made again with others:
+        the message shows those it was made with), or when the factory refuses
+        an option.
         """
         if not changes:
             return self
         if self.factory is None:
-            raise TypeError(f"scorer {self.name!r} takes no options; got {', '.join(changes)}")
+            if not self.options:
+                raise TypeError(f"scorer {self.name!r} takes no options; got {', '.join(changes)}")
+            made_with = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
+            raise TypeError(
+                f"scorer {self.name!r} was made with {made_with} and has no factory to make it again with "
+                f"{', '.join(changes)} changed: make it again the way it was made, with the options you want"
+            )
         return self.factory(**{**self.options, **changes})
 
     def __call__(self, item: Any, output: Any, label: Any = _MISSING) -> Score:

@@ -17,14 +17,14 @@ carries the recording rules, so it is written here, once:
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, Final, NamedTuple, TypeVar, overload
 
 from .._protocol.reading import Rejected, accepted_answers, item_text, presort
 from .._protocol.record import recorded
 from .._protocol.score import FailureKind, Score, ScorerContractError
 from .._protocol.scorer import ScorerFn, note_scorer
+from .._protocol.values import label_is_missing
 
 __all__ = ["Ask", "ask", "item_text_for", "judge", "judge_each", "sync_and_async", "verdict"]
 
@@ -52,7 +52,7 @@ class Ask(NamedTuple):
     unlabelled: bool
 
 
-def ask(scorer_name: str, output: Any, label: Any, *, needs_label: bool = True) -> Score | Ask:
+def ask(scorer_name: str, output: Any, label: Any, *, needs_label: bool = True, read_label: bool = True) -> Score | Ask:
     """The reverse direction's reading rules in one call: a finished Score, or what to ask the harness.
 
     In order:
@@ -67,15 +67,20 @@ def ask(scorer_name: str, output: Any, label: Any, *, needs_label: bool = True) 
        output's failure kind kept (parse_failure for no text, not_in_document),
        the harness not asked;
     4. else an `Ask`: the harness judges `.text` against `.answers`.
+
+    `read_label=False` is for a harness whose scorers read the label as the data
+    has it (a DSPy metric takes any label: a mapping, a nested list): the label
+    is not read as accepted answers (`.answers` is ()), only tested for "no
+    label" (`label_is_missing`), and NOT_IN_DOCUMENT is rejected whatever it is.
     """
     try:
-        answers = accepted_answers(scorer_name, label)
+        answers = accepted_answers(scorer_name, label) if read_label else ()
+        unlabelled = not answers if read_label else label_is_missing(label)
         text = presort(scorer_name, output, answers)
     except ScorerContractError:
         raise
     except Exception as exc:  # an output or a label whose own methods fail (a hostile __str__, __getattr__)
         raise ScorerContractError(f"{scorer_name}: cannot read the output or the label: {exc!r:.200}") from exc
-    unlabelled = not answers
     if type(text) is Rejected:
         if text.reported or (unlabelled and needs_label):
             return text.record(scorer_name, unlabelled and needs_label)
@@ -97,13 +102,26 @@ def item_text_for(scorer_name: str, item: Any) -> str:
         raise ScorerContractError(f"{scorer_name}: cannot read the item: {exc!r:.200}") from exc
 
 
+class _Text:
+    """The type of `TEXT`."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "TEXT"
+
+
+TEXT: Final = _Text()
+"""`verdict`'s default outcome: the output's text (None for an output with none)."""
+
+
 def verdict(
     scorer_name: str,
     ask: Ask,
     correct: bool | None,
     *,
     value: float | None = None,
-    outcome: str | None = None,
+    outcome: str | _Text | None = TEXT,
     explanation: str | None = None,
     metadata: Mapping[str, Any] | None = None,
     failure_kind: FailureKind | None = None,
@@ -112,20 +130,22 @@ def verdict(
 
     `correct` is the harness's verdict (None: it left the row unscored), `value`
     its points (partial credit; default 1.0 or 0.0 from `correct`), `outcome`
-    what it judged (default: the output's text, None for an output with none),
+    what it judged (not given: the output's text, as `exact()` records it,
+    None for an output with none; None: no outcome),
     `failure_kind` a kind the harness gave itself (a refusal, a grader error).
 
     The one rule for a rejected output (`ask.rejected`: no text, or
     NOT_IN_DOCUMENT, which the harness was asked about anyway): a verdict that
     is not correct (wrong, or unscored) records the rejection, its kind
     (parse_failure, not_in_document) and, unless the harness gave one, its
-    explanation, as `exact()` does; a failure kind the harness gave wins. A
-    harness that calls the output correct is taken at its word.
+    explanation, as `exact()` does; a failure kind the harness gave (other
+    than "wrong", which every wrong answer is) wins. A harness that calls the
+    output correct is taken at its word.
     """
     rejected = ask.rejected
-    if outcome is None:
+    if isinstance(outcome, _Text):
         outcome = rejected.outcome if rejected is not None else ask.text
-    if rejected is not None and correct is not True and failure_kind is None:
+    if rejected is not None and correct is not True and failure_kind in (None, "wrong"):
         return recorded(
             scorer_name, False, outcome, rejected.failure_kind, value, explanation or rejected.explanation, metadata
         )
@@ -146,6 +166,10 @@ async def _awaited(scorer_name: str, pending: Awaitable[R], read: Callable[[R], 
     return read(result)
 
 
+@overload
+def judge(scorer_name: str, call: Callable[[], Awaitable[R]], read: Callable[[R], Score]) -> Awaitable[Score]: ...
+@overload
+def judge(scorer_name: str, call: Callable[[], R], read: Callable[[R], Score]) -> Score | Awaitable[Score]: ...
 def judge(
     scorer_name: str, call: Callable[[], R | Awaitable[R]], read: Callable[[R], Score]
 ) -> Score | Awaitable[Score]:
@@ -163,7 +187,7 @@ def judge(
     except Exception as exc:
         _noted(scorer_name, exc)
         raise
-    if inspect.isawaitable(result):
+    if isinstance(result, Awaitable):
         return _awaited(scorer_name, result, read)
     return read(result)  # not an awaitable: an R
 
@@ -193,7 +217,7 @@ async def _each_async(
                 _noted(scorer_name, exc)
                 raise
         try:
-            result = await pending if inspect.isawaitable(pending) else pending
+            result = await pending if isinstance(pending, Awaitable) else pending
         except Exception as exc:
             _noted(scorer_name, exc)
             raise
@@ -206,6 +230,14 @@ async def _each_async(
     return best
 
 
+@overload
+def judge_each(
+    scorer_name: str, ask: Ask, call: Callable[[str | None], Awaitable[R]], read: Callable[[R], Score]
+) -> Awaitable[Score]: ...
+@overload
+def judge_each(
+    scorer_name: str, ask: Ask, call: Callable[[str | None], R], read: Callable[[R], Score]
+) -> Score | Awaitable[Score]: ...
 def judge_each(
     scorer_name: str,
     ask: Ask,
@@ -231,7 +263,7 @@ def judge_each(
         except Exception as exc:
             _noted(scorer_name, exc)
             raise
-        if inspect.isawaitable(result):  # an async harness: the rest are awaited too
+        if isinstance(result, Awaitable):  # an async harness: the rest are awaited too
             return _each_async(scorer_name, references[n:], result, call, read, best)
         score = read(result)
         if score.correct is True:

@@ -21,6 +21,7 @@ for a direction or a feature the adapter does not have (no `from_harness`, no
 from __future__ import annotations
 
 import asyncio
+import inspect
 import math
 import os
 import tempfile
@@ -84,7 +85,10 @@ class Adapter:
       arguments (`match()`, `match()`, `match(location="begin")`);
     - `carries_objects`: whether the harness can hand a scorer an output that
       is not text (a mapping with `failure_kind`); False for a harness whose
-      outputs are text (Inspect's completion).
+      outputs are text (Inspect's completion);
+    - `label_free(judge)`: like `native`, a harness scorer that needs no
+      reference (the harness says so: a safety judge, a format check), which
+      `from_harness` makes a scorer that scores unlabelled rows.
     """
 
     name: str
@@ -97,6 +101,7 @@ class Adapter:
     from_recording: Callable[[Any], Scorer] | None = None
     variants: Callable[[], tuple[Any, Any, Any]] | None = None
     carries_objects: bool = True
+    label_free: Callable[[Judge], Any] | None = None
 
 
 class Check:
@@ -168,6 +173,30 @@ def _half_credit(item: Any, output: Any, label: Any) -> Any:
 # Scorers made with Scorer, not @scorer: these are no scorers of a user's, to be found by name in a harness.
 _raises = Scorer("conformance_raises", _raise)
 _partial = Scorer("conformance_half", _half_credit)
+
+
+def _short(text: str, references: Sequence[str]) -> float:
+    """A reference-free judgement: 1.0 for a response of at most 12 characters."""
+    return 1.0 if len(text) <= 12 else 0.0
+
+
+def _short_fn(item: Any, output: Any, label: Any) -> Any:
+    text = output if isinstance(output, str) else ""
+    return {"correct": len(text) <= 12, "outcome": text, "failure_kind": None}
+
+
+_LABEL_FREE_CORE = "needs_label" in inspect.signature(Scorer).parameters
+"""Whether this scorebridge's Scorer takes needs_label (the label-free checks need it)."""
+_short_scorer = Scorer("conformance_short", _short_fn, needs_label=False) if _LABEL_FREE_CORE else None  # type: ignore[call-arg]
+
+LABEL_FREE: tuple[tuple[Row, tuple[Any, Any, Any]], ...] = (
+    ((None, "Paris", None), (True, None, 1.0)),
+    ((None, "Paris is the capital of France", None), (False, "wrong", 0.0)),
+    ((None, {"failure_kind": "refusal"}, None), (False, "refusal", 0.0)),
+    ((None, "Paris", "  "), (True, None, 1.0)),
+    ((None, "Paris", "Lyon"), (True, None, 1.0)),
+)
+"""Rows for a scorer that needs no label (a response of at most 12 characters is correct), and what it records."""
 
 
 async def _exact_async(item: Any, output: Any, label: Any) -> Score:
@@ -444,7 +473,7 @@ def _reverse_checks(a: Adapter) -> list[Check]:
             from_recording = a.from_recording
             assert from_recording is not None
             made = from_recording(a.native(_raising))  # type: ignore[misc]
-            for label in ("Paris", None):
+            for label in ("Paris",):  # an unlabelled row does not ask the harness: nothing raises
                 got = made("Capital of France?", "Paris", label)
                 want = raised_score(made.name, HarnessRaised("x"), label)
                 if _fields(got) != _fields(want) or "HarnessRaised" not in (got.explanation or ""):
@@ -455,6 +484,20 @@ def _reverse_checks(a: Adapter) -> list[Check]:
                     )
 
         found.append(Check(f"{a.name}: from_harness: on_error='record'", recording))
+    if a.label_free is not None:
+
+        def label_free() -> None:
+            assert a.label_free is not None
+            made = a.from_harness(a.label_free(_short))  # type: ignore[misc]
+            for row, want in LABEL_FREE:
+                got = _fields(made(*row))
+                if got != want:
+                    raise ConformanceError(
+                        f"{a.name}: a harness scorer that needs no label scores every row: on {_shown(row)} "
+                        f"expected (correct, failure_kind, value) = {want}; from_harness gave {got}"
+                    )
+
+        found.append(Check(f"{a.name}: from_harness: a scorer that needs no label scores unlabelled rows", label_free))
     if a.variants is not None:
 
         def header() -> None:
@@ -519,12 +562,40 @@ def _forward_checks(a: Adapter) -> list[Check]:
             return
         raise ConformanceError(f"{a.name}: the scorer raised inside the harness, and the run raised nothing")
 
+    def counts_label_free() -> None:
+        assert _short_scorer is not None
+        unlabelled = [row for row in rows if row[2] is None] + [("q", "Paris is the capital of France", None)]
+        _forward_rows(a, _short_scorer, unlabelled, "a scorer that needs no label is counted on unlabelled rows")
+
     found = [
         Check(f"{a.name}: to_harness: exact()'s values counted", counts_exact),
         Check(f"{a.name}: to_harness: partial credit", counts_partial),
         Check(f"{a.name}: to_harness: an async scorer", counts_async),
         Check(f"{a.name}: to_harness: an exception names the scorer", raises),
     ]
+    if a.carries_objects:
+
+        def hostile() -> None:
+            assert a.to_harness is not None and a.run is not None
+            check = a.to_harness(exact())
+            for value in hostile_values():
+                for row in (("q", value, "Paris"), ("q", "Paris", value)):
+                    try:
+                        got = list(a.run(check, [row]))
+                    except ScorerContractError:
+                        continue
+                    except Exception as exc:
+                        raise ConformanceError(
+                            f"{a.name}: hostile values through the harness: a value that cannot be read is a "
+                            f"ScorerContractError naming the scorer; {type(value).__name__} raised "
+                            f"{type(exc).__name__}: {str(exc)[:200]}"
+                        ) from exc
+                    if len(got) != 1 or not (got[0] is None or isinstance(got[0], (int, float))):
+                        raise ConformanceError(f"{a.name}: hostile values: the harness counted {got!r:.80}")
+
+        found.append(Check(f"{a.name}: to_harness: hostile values", hostile))
+    if _short_scorer is not None:  # this scorebridge has scorers that need no label
+        found.append(Check(f"{a.name}: to_harness: a scorer that needs no label", counts_label_free))
     if a.to_recording is not None:
 
         def recording() -> None:

@@ -61,9 +61,15 @@ def from_dspy(
     An output that reports its own failure (neither a string nor a Prediction,
     with a `failure_kind` element or `ok` False) is recorded wrong for that
     reason without calling the metric (the protocol's pre-sorting, as `exact()`
-    does); one with no text (None, say) is left to the metric.
+    does); an output object with an `answer` (else `text`) element is handed
+    to the metric as that element, as it is; one with no text (None, "", a list) and
+    NOT_IN_DOCUMENT are left to the metric, and when it scores them below
+    the threshold the Score keeps the kind `exact()` gives them,
+    parse_failure or not_in_document (`kit.verdict`). The label is the
+    metric's to read, as the data has it.
 
-    An item with no label is not scored, so the metric is not called. A metric
+    An item with no label is not scored, so the metric is not called (the
+    output's failure kind is kept: `kit.ask`). A metric
     that raises is never a silent zero: with `on_error="raise"` (the default)
     the exception propagates with a note naming the metric; with
     `on_error="record"` the Score is wrong with failure kind "error", the

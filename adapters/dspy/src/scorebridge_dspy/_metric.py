@@ -18,17 +18,19 @@ import dspy
 
 from scorebridge import Score, Scorer, ScorerContractError
 from scorebridge.kit import (
+    Ask,
     NativeCalls,
-    Rejected,
     add_note,
+    ask,
+    element,
     is_bool,
     is_missing,
     is_number,
     label_is_missing,
     plain_digits,
-    presort,
     recorded,
     run_sync,
+    verdict,
 )
 
 from ._checks import finite_number
@@ -341,11 +343,9 @@ class MetricCall(_Shared):
             return self._error(exc, None, "the scorer could not read its input")
         if type(read) is Score:
             return read
-        example, pred, outcome, unlabelled = read
-        if isinstance(self.metric, ScorerMetric):  # a scorer's own metric: its whole Score comes back
-            return self.metric.score(example, pred)
-        if unlabelled:  # not scored, so the metric (perhaps an LM judge) is not called
-            return recorded(self.name, None, outcome, None, unlabelled=True)
+        example, pred, outcome, asked = read
+        if asked is None:  # a scorer's own metric (a round trip with options): its whole Score comes back
+            return self.metric.score(example, pred)  # type: ignore[attr-defined, no-any-return]  # a ScorerMetric
         try:
             raw = self.metric(example, pred, *self.further)
             if inspect.isawaitable(raw):  # an async metric: DSPy cannot await it, we can
@@ -361,29 +361,47 @@ class MetricCall(_Shared):
             if not self.record_errors:
                 raise
             return self._error(exc, outcome)
-        return recorded(self.name, value >= self.threshold, outcome, None, value, feedback, extra)
+        # the kit's rule for a metric's verdict: below the threshold on an output with no text is a parse failure
+        return verdict(
+            self.name,
+            asked,
+            value >= self.threshold,
+            value=value,
+            outcome=outcome,
+            explanation=feedback,
+            metadata=extra,
+        )
 
-    def _read(self, item: Any, output: Any, label: Any) -> Score | tuple[Any, Any, str | None, bool]:
-        """The example, the prediction, the outcome and whether it is unlabelled; or the Score of an output that
-        reports its own failure, for which the metric is not asked."""
-        unlabelled = label_is_missing(label)
-        if not isinstance(output, (str, Prediction)):
-            rejected = presort(self.name, output, ())
-            if type(rejected) is Rejected and rejected.reported:
-                # the protocol's pre-sorting: the output says it failed, so the metric is not asked (what its
-                # text shows, no text or NOT_IN_DOCUMENT, is the metric's to judge)
-                return rejected.record(self.name, unlabelled)
+    def _read(self, item: Any, output: Any, label: Any) -> Score | tuple[Any, Any, str | None, Ask | None]:
+        """The example, the prediction, the outcome and what `kit.ask` says to ask the metric; or the Score of
+        a row the metric is not asked about (an output that reports its own failure, no label). A scorer's own
+        metric (`ScorerMetric`) gets the example and prediction with no `Ask`: its scorer applies the rules."""
         native = NATIVE.native(item, output, label)
         if native is not None:  # a scorer run by to_dspy passed on what it read: DSPy's own objects
             example, pred = native
-            outcome = _outcome(output)
+            shown, outcome = output, _outcome(_text_element(output))
         else:
             label_field = self.label_field or _label_field_of(item, label)
             output_field = self.output_field or label_field
             example = self.example(item, label, label_field)
-            pred = output if isinstance(output, Prediction) else Prediction(**{output_field: output})
+            if isinstance(self.metric, ScorerMetric):
+                pred = output if isinstance(output, Prediction) else Prediction(**{output_field: output})
+                return example, pred, None, None
+            if isinstance(output, Prediction):
+                pred, shown = output, fields(output).get(output_field)
+            else:
+                # an output object's text is its answer (else text) element, handed to the metric as it is
+                pred, shown = _text_element(output), output
+            outcome = None
+        # the protocol's pre-sorting, and no label: the metric not asked; the label is the metric's to read
+        asked = ask(self.name, shown, label, read_label=False)
+        if type(asked) is not Ask:
+            return asked  # type: ignore[return-value]  # a Score
+        if not isinstance(pred, Example):
+            pred = Prediction(**{output_field: pred})
+        if native is None:
             outcome = _outcome(fields(pred).get(output_field))
-        return example, pred, outcome, unlabelled
+        return example, pred, outcome, asked
 
     def example(self, item: Any, label: Any, label_field: str | None = None) -> Any:
         """The `dspy.Example` the metric sees for `item` and `label` (stored under `label_field`)."""
@@ -444,6 +462,21 @@ def _label_field_of(item: Any, label: Any) -> str:
             if len(holding) == 1:
                 return holding[0]
     return _DEFAULT_FIELD
+
+
+def _text_element(output: Any) -> Any:
+    """An output object's text as the protocol reads it: its `answer` element, else its `text` element (mapping
+    key or attribute); the output itself when it has neither (a string, a number, None, a list ...).
+
+    A DSPy metric reads `pred.answer` as the answer itself: handed an object holding one, `answer_exact_match`
+    once raised TypeError inside its normalising, where `exact()` and every other reader take its text.
+    """
+    if isinstance(output, (str, Prediction)) or is_number(output) or is_missing(output):
+        return output
+    found = element(output, "answer")
+    if found is None:
+        found = element(output, "text")
+    return output if found is None else found
 
 
 def _outcome(answer: Any) -> str | None:

@@ -25,20 +25,20 @@ from inspect_ai.util import registry_info
 import scorebridge as sb
 from scorebridge import FAILURE_KINDS, FailureKind, ScorerContractError, grade_value
 from scorebridge.kit import (
-    Rejected,
+    Ask,
     accepted_answers,
+    ask,
     element,
     is_async,
     is_bool,
     is_missing,
     is_number,
     item_text,
-    note_scorer,
-    presort,
-    recorded,
+    judge,
+    verdict,
 )
 
-from ._compat import ACTIVE_MODEL, mark_choices
+from ._compat import ACTIVE_MODEL, mark_choices, scorer_params
 from ._native import NATIVE, origin
 from ._reasons import FAILURE_KIND, INSPECT_REASON, kept_reason, kind_for
 
@@ -108,15 +108,6 @@ def _messages(item: Any) -> list[ChatMessage] | None:
     return None
 
 
-def _completion(name: str, output: Any) -> str | ModelOutput | Rejected:
-    if type(output) is str or isinstance(output, ModelOutput):
-        return output
-    text = presort(name, output, ())
-    if type(text) is Rejected and not text.reported:
-        return text.outcome or ""  # no text, or the NOT_IN_DOCUMENT sentinel: the Inspect scorer judges it
-    return text
-
-
 def _state(
     name: str, model: ModelName, item: Any, completion: str | ModelOutput, answers: tuple[str, ...]
 ) -> TaskState:
@@ -181,14 +172,15 @@ def _is_numeric(value: Any) -> bool:
     return False
 
 
-def _read_score(name: str, result: Score | None, threshold: float, unlabelled: bool) -> sb.Score:
-    """The recorded scorebridge Score of what the Inspect scorer returned.
+def _read_score(name: str, result: Score | None, threshold: float, asked: Ask) -> sb.Score:
+    """The recorded scorebridge Score of what the Inspect scorer returned about `asked`.
 
-    The recording rules apply (`recorded`); the checks of `record` are not needed but
+    The recording rules apply (`verdict`: a wrong about an output pre-sorting
+    rejected keeps the rejection's kind); the checks of `record` are not needed but
     for a finite value: Inspect's Score has validated answer, explanation and metadata.
     """
     if result is None:
-        return recorded(name, None, None, None, None, "the Inspect scorer gave no Score", None, unlabelled)
+        return verdict(name, asked, None, explanation="the Inspect scorer gave no Score")
     if not isinstance(result, Score):
         raise ScorerContractError(f"{name}: the Inspect scorer returned {type(result).__name__}, not a Score")
     value = _number(result.value)
@@ -214,7 +206,16 @@ def _read_score(name: str, result: Score | None, threshold: float, unlabelled: b
     reason = kept_reason(result.reason, kind)
     if reason is not None:
         metadata[INSPECT_REASON] = reason
-    return recorded(name, correct, result.answer, kind, value, result.explanation, metadata, unlabelled)
+    return verdict(
+        name,
+        asked,
+        correct,
+        value=value,
+        outcome=result.answer,
+        explanation=result.explanation,
+        metadata=metadata,
+        failure_kind=kind,
+    )
 
 
 class InspectCall:
@@ -250,31 +251,32 @@ class InspectCall:
     async def __call__(self, item: Any, output: Any, label: Any) -> sb.Score:
         """Score one output: the Inspect scorer on Inspect's own state (`native_call`) or on one built here."""
         name = self.name
+        given = output.completion if isinstance(output, ModelOutput) else output
+        asked = ask(name, given, label)  # a reported failure, or no label: recorded, the Inspect scorer not asked
+        if type(asked) is not Ask:
+            return asked  # type: ignore[return-value]  # a Score
         try:
-            answers = accepted_answers(name, label)
-            completion = _completion(name, output)
-            if type(completion) is Rejected:
-                return completion.record(name, not answers)
             native = NATIVE.native(item, output, label)
             if native is not None:  # a scorer run by to_inspect passed on what it read: Inspect's own objects
                 state, target = native
             else:
-                state = _state(name, self.model_name, item, completion, answers)  # type: ignore[arg-type]
+                completion = output if isinstance(output, ModelOutput) else asked.text
+                state = _state(name, self.model_name, item, completion, asked.answers)
                 target = state.target
         except ScorerContractError:
             raise
-        except Exception as exc:  # a hostile item, output or label (a __repr__ that raises, nesting too deep)
+        except Exception as exc:  # a hostile item (a __repr__ that raises, nesting too deep)
             raise ScorerContractError(f"{name}: cannot read the item, the output or the label: {exc!r:.200}") from exc
         token = None if self.model is None or ACTIVE_MODEL is None else ACTIVE_MODEL.set(self.model)
         try:
-            result = await self.inspect_scorer(state, target)
-        except Exception as exc:
-            note_scorer(exc, name)
-            raise
+            return await judge(  # the Inspect scorer is async: an awaitable
+                name,
+                lambda: self.inspect_scorer(state, target),
+                lambda result: _read_score(name, result, self.threshold, asked),
+            )
         finally:
             if token is not None:
                 ACTIVE_MODEL.reset(token)  # type: ignore[union-attr]  # set above
-        return _read_score(name, result, self.threshold, not answers)
 
 
 def from_inspect(
@@ -313,10 +315,13 @@ def from_inspect(
       logprobs); messages = the input and the reply. An output that reports
       its own failure_kind, or has `ok` False, is recorded wrong for that
       reason without calling the Inspect scorer (the protocol's pre-sorting); one
-      with no text is scored as "";
+      with no text is scored as "", and NOT_IN_DOCUMENT as the sentinel: when
+      the Inspect scorer does not call it correct, the Score keeps the kind
+      `exact()` gives it, parse_failure or not_in_document (`kit.verdict`);
     - Target: the label's accepted answers as text (a list for several,
-      numbers in plain digits, blanks dropped); no label gives Target("")
-      and, by the recording rules, an unscored Score.
+      numbers in plain digits, blanks dropped). An item with no label is
+      unscored (its output's failure kind kept) without calling the Inspect
+      scorer (`kit.ask`).
 
     An item, output or label that cannot be read (a hostile object, nesting
     too deep, an id of the wrong type) is a `ScorerContractError` naming the
@@ -340,6 +345,15 @@ def from_inspect(
     the kind would not give back is kept in metadata["inspect_reason"], for
     `to_inspect`. A Score written by `to_inspect` carries
     metadata["failure_kind"], which gives correct and the kind exactly.
+
+    options: `threshold`, `model` when given, and `inspect_args`, the
+    Inspect scorer's own arguments as Inspect's registry keeps them (what its
+    log records: `match(location="begin")` has `{"location": "begin"}`; left
+    out when there are none), so a `benchmark(out=...)` scored with
+    `from_inspect(match())` refuses to resume under
+    `from_inspect(match(location="begin"))`. `with_options(threshold=...)`
+    (or `model=`) makes the scorer again around the same Inspect scorer;
+    other Inspect arguments need the Inspect scorer made with them.
 
     model: a `Model` (or a model name, resolved now) that is Inspect's
     active model while the scorer runs, as the evaluated model is in an
@@ -388,6 +402,36 @@ def from_inspect(
     options: dict[str, Any] = {"threshold": number}
     if model is not None:
         options["model"] = str(ModelName(model))
+    args = scorer_params(inspect_scorer) if registered is not None else {}
+    if args:  # the Inspect scorer's own arguments, as Inspect's registry (and its log) keeps them
+        options[INSPECT_ARGS] = args
     call = InspectCall(inspect_scorer, name, model, number)
+    factory = functools.partial(_made_again, inspect_scorer, name, model, options)
     # its Scores are recorded (`_read_score`); its label is read as the built-ins read one, for the Target
-    return sb.Scorer(name, call, options, recorded=True, check_label=functools.partial(accepted_answers, name))
+    return sb.Scorer(
+        name, call, options, factory=factory, recorded=True, check_label=functools.partial(accepted_answers, name)
+    )
+
+
+INSPECT_ARGS: Final = "inspect_args"
+"""The option of a `from_inspect` scorer that holds the Inspect scorer's own arguments."""
+
+
+def _made_again(
+    inspect_scorer: Scorer, name: str, model: Model | None, options: Mapping[str, Any], **chosen: Any
+) -> sb.Scorer:
+    """The factory of a `from_inspect` scorer (`with_options`): the same Inspect scorer, another threshold or model."""
+    unknown = sorted(chosen.keys() - {"threshold", "model", INSPECT_ARGS})
+    if unknown:
+        raise TypeError(
+            f"from_inspect({name}) has no option {', '.join(unknown)}; its options are {', '.join(options)}"
+        )
+    if INSPECT_ARGS in chosen and chosen[INSPECT_ARGS] != options.get(INSPECT_ARGS):
+        args = ", ".join(f"{k}={v!r}" for k, v in dict(chosen[INSPECT_ARGS] or {}).items())
+        raise TypeError(
+            f"from_inspect({name}): the Inspect scorer's own arguments are what it was made with; "
+            f"wrap the scorer made with others instead: from_inspect({name}({args}))"
+        )
+    if "model" in chosen and chosen["model"] != options.get("model"):
+        model = chosen["model"]
+    return from_inspect(inspect_scorer, model=model, name=name, threshold=chosen.get("threshold", options["threshold"]))
