@@ -269,3 +269,17 @@ def test_mlflow_validates_the_scorer_as_its_own() -> None:
     assert validate_scorers([made]) == [made] and isinstance(made, MlflowScorer)
     with pytest.raises(mlflow.exceptions.MlflowException, match="invalid item with type: Scorer"):
         validate_scorers([sb.exact()])  # not wrapped: MLflow says so
+
+
+def test_without_mlflow_the_import_says_what_to_install() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['mlflow'] = None\n"  # what an environment without MLflow looks like
+        "import scorebridge\n"
+        "try:\n    import scorebridge_mlflow\n"
+        "except ImportError as e:\n    print(type(e).__name__, e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == 'ImportError scorebridge_mlflow needs MLflow: pip install "scorebridge[mlflow]"'
