@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 import uuid
 from collections.abc import Callable, Iterator
@@ -49,6 +50,7 @@ def tracking(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A sqlite:/// tracking store of the test module's own, with an experiment whose artifacts stay there."""
     import mlflow
 
+    before = os.environ.get("MLFLOW_EXPERIMENT_ID")  # set_experiment sets it, for subprocesses
     folder = tmp_path_factory.mktemp("mlflow_store")
     uri = f"sqlite:///{folder / 'mlflow.db'}"
     mlflow.set_tracking_uri(uri)
@@ -61,6 +63,10 @@ def tracking(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
     if hasattr(fluent, "_active_experiment_id"):  # the experiment of a store that is gone: not active after it
         fluent._active_experiment_id = None
+    if before is None:
+        os.environ.pop("MLFLOW_EXPERIMENT_ID", None)
+    else:
+        os.environ["MLFLOW_EXPERIMENT_ID"] = before
 
 
 Script = Callable[[str], dict[str, str]]

@@ -139,6 +139,14 @@ def test_partial_credit_is_the_value_mlflow_averages(result: Any) -> None:
     assert _assessment(result, 4, "mine")["metadata"]["failure_kind"] == "wrong"
 
 
+def test_evaluations_passed_is_true_when_every_scored_row_is_correct(result: Any) -> None:
+    assert not result.passed and "exact:" in result.reason  # Lyon, the empty output, ...
+    labelled = [d for d in DATA if d["expectations"]]
+    correct = mlflow.genai.evaluate(data=labelled[:2] + DATA[-2:], scorers=[to_mlflow(sb.exact())])
+    # MLflow 3.17's `passed` also asserts the expectations' own column (expected_response), and fails on it
+    assert "exact:" not in correct.reason  # the scorer's rows pass; the unlabelled ones are no failure
+
+
 def test_a_scorer_runs_on_what_predict_fn_returns() -> None:
     answers = {"France": "Paris", "Italy": "Milan"}
 

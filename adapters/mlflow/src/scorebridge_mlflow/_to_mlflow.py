@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -72,6 +73,10 @@ def to_mlflow(
     loop per thread). A sync scorer of your own runs in MLflow's threads
     (rows and scorers in pools of 10 by default): it must be thread-safe.
 
+    For `mlflow.genai.evaluate(...).passed` and `.reason`, a row passes when
+    it is correct (value 1 or more: partial credit does not pass); unscored
+    rows are not asserted.
+
     name, aggregations, timeout: MLflow's own (default the scorer's name, mean,
     300 seconds per call; `timeout=0` runs the scorer in MLflow's worker thread
     itself, without a thread of its own per call).
@@ -96,4 +101,10 @@ def to_mlflow(
         fields["timeout"] = timeout
     made = ScorebridgeScorer(**fields)
     made._bridge = Bridge(scorer, item, output, label, on_error, scorer.fast and is_builtin(scorer))
+    made._pass_if = _passes  # what MLflow's `EvaluationResult.passed` counts as passing: a correct row
     return made
+
+
+def _passes(value: Any) -> bool:
+    """A row passes (`EvaluationResult.passed`) when its value is a correct Score's: at least 1."""
+    return isinstance(value, (int, float)) and not math.isnan(value) and value >= 1.0
