@@ -202,8 +202,11 @@ def test_mlflow(graded: sb.Scorer, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     from scorebridge_mlflow import summarize, to_mlflow
 
     monkeypatch.setenv("MLFLOW_DISABLE_TELEMETRY", "true")
+    monkeypatch.setenv("MLFLOW_EXPERIMENT_ID", "")  # mlflow.set_experiment sets it: gone again after the test
+    monkeypatch.delenv("MLFLOW_EXPERIMENT_ID")
     monkeypatch.chdir(tmp_path)
     mlflow.set_tracking_uri(f"sqlite:///{tmp_path / 'mlflow.db'}")
+    mlflow.set_experiment("one-number")  # of this store (another test's active experiment is not in it)
     data = [
         {"inputs": {"input": i}, "outputs": o, "expectations": {} if lab is None else {"expected_response": lab}}
         for i, (o, lab) in zip(ITEMS, ROWS, strict=True)

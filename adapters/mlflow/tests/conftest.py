@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 import uuid
 from collections.abc import Callable, Iterator
@@ -37,6 +38,8 @@ def offline_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         mp.setenv("MLFLOW_DISABLE_TELEMETRY", "true")
         mp.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         mp.setenv("TQDM_DISABLE", "1")
+        mp.setenv("MLFLOW_SQLALCHEMYSTORE_POOL_SIZE", "20")  # MLflow's threads share the sqlite store's pool
+        mp.setenv("MLFLOW_SQLALCHEMYSTORE_MAX_OVERFLOW", "40")
         mp.setenv("MLFLOW_MODEL_CATALOG_URI", "")  # the judges' model catalog is not fetched from GitHub
         mp.delenv("MLFLOW_TRACKING_URI", raising=False)
         yield home
@@ -47,6 +50,7 @@ def tracking(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A sqlite:/// tracking store of the test module's own, with an experiment whose artifacts stay there."""
     import mlflow
 
+    before = os.environ.get("MLFLOW_EXPERIMENT_ID")  # set_experiment sets it, for subprocesses
     folder = tmp_path_factory.mktemp("mlflow_store")
     uri = f"sqlite:///{folder / 'mlflow.db'}"
     mlflow.set_tracking_uri(uri)
@@ -55,6 +59,14 @@ def tracking(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     logging.getLogger("mlflow").setLevel(logging.WARNING)  # the store's migrations, the run's banner
     yield uri
     mlflow.set_tracking_uri(None)
+    from mlflow.tracking import fluent
+
+    if hasattr(fluent, "_active_experiment_id"):  # the experiment of a store that is gone: not active after it
+        fluent._active_experiment_id = None
+    if before is None:
+        os.environ.pop("MLFLOW_EXPERIMENT_ID", None)
+    else:
+        os.environ["MLFLOW_EXPERIMENT_ID"] = before
 
 
 Script = Callable[[str], dict[str, str]]

@@ -357,3 +357,11 @@ def test_options_say_what_the_built_in_judges_by() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert "extra_headers" not in from_mlflow(Correctness(model="openai:/x", extra_headers={"k": "v"})).options
+
+
+def test_a_scorer_pickles_for_a_worker_process() -> None:
+    import pickle
+
+    made = pickle.loads(pickle.dumps(from_mlflow(RegexMatch(pattern="^P"))))
+    assert made.name == "regex_match"
+    assert (made("q", "Paris", None).correct, made("q", "Lyon", None).correct) == (True, False)

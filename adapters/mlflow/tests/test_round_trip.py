@@ -48,6 +48,16 @@ def native(judge: Judge) -> Scorer:
     return judged
 
 
+def label_free(judge: Judge) -> Scorer:
+    """An MLflow @scorer that reads no expectations (a format check): it needs no label."""
+
+    @scorer(name="judged_free")
+    def judged_free(outputs) -> float:
+        return judge(outputs, [])
+
+    return judged_free
+
+
 MLFLOW = Adapter(
     "mlflow",
     to_harness=to_mlflow,
@@ -56,6 +66,7 @@ MLFLOW = Adapter(
     native=native,
     to_recording=lambda made: to_mlflow(made, on_error="record"),
     variants=lambda: (RegexMatch(pattern="^P"), RegexMatch(pattern="^P"), RegexMatch(pattern="^R")),
+    label_free=label_free,
 )
 
 

@@ -139,6 +139,14 @@ def test_partial_credit_is_the_value_mlflow_averages(result: Any) -> None:
     assert _assessment(result, 4, "mine")["metadata"]["failure_kind"] == "wrong"
 
 
+def test_evaluations_passed_is_true_when_every_scored_row_is_correct(result: Any) -> None:
+    assert not result.passed and "exact:" in result.reason  # Lyon, the empty output, ...
+    labelled = [d for d in DATA if d["expectations"]]
+    correct = mlflow.genai.evaluate(data=labelled[:2] + DATA[-2:], scorers=[to_mlflow(sb.exact())])
+    # MLflow 3.17's `passed` also asserts the expectations' own column (expected_response), and fails on it
+    assert "exact:" not in correct.reason  # the scorer's rows pass; the unlabelled ones are no failure
+
+
 def test_a_scorer_runs_on_what_predict_fn_returns() -> None:
     answers = {"France": "Paris", "Italy": "Milan"}
 
@@ -269,3 +277,17 @@ def test_mlflow_validates_the_scorer_as_its_own() -> None:
     assert validate_scorers([made]) == [made] and isinstance(made, MlflowScorer)
     with pytest.raises(mlflow.exceptions.MlflowException, match="invalid item with type: Scorer"):
         validate_scorers([sb.exact()])  # not wrapped: MLflow says so
+
+
+def test_without_mlflow_the_import_says_what_to_install() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['mlflow'] = None\n"  # what an environment without MLflow looks like
+        "import scorebridge\n"
+        "try:\n    import scorebridge_mlflow\n"
+        "except ImportError as e:\n    print(type(e).__name__, e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == 'ImportError scorebridge_mlflow needs MLflow: pip install "scorebridge[mlflow]"'

@@ -157,6 +157,10 @@ class MlflowCall:
     def __repr__(self) -> str:
         return f"<MLflow scorer {self.name}>"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickled (to a Ray worker, a process pool) as what makes it again: the default sets the slots one by one
+        return (MlflowCall, (self.mlflow_scorer, self.name, self.needs_label, self.threshold))
+
     def _run(self, inputs: Any, outputs: Any, expectations: Any, trace: Any) -> Any:
         return self.mlflow_scorer.run(  # type: ignore[no-untyped-call]  # MLflow's name-based call, with its timeout
             inputs=inputs, outputs=outputs, expectations=expectations, trace=trace

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,7 +31,7 @@ def to_mlflow(
     name: str | None = None,
     item: Reader | None = None,
     output: Reader | None = None,
-    label: Reader = LABEL_KEY,
+    label: Reader | None = None,
     on_error: OnError = "raise",
     aggregations: Sequence[Any] | None = None,
     timeout: float | None = None,
@@ -51,7 +52,7 @@ def to_mlflow(
       `output(outputs)`;
     - label: `expectations["expected_response"]` (the key MLflow's built-in
       judges read), or `expectations[label]` for another key name, or
-      `label(expectations)`. A row without it (MLflow hands `{}`) has no label:
+      `label(expectations)` (None: the default). A row without it (MLflow hands `{}`) has no label:
       its Score is unscored.
 
     The Score comes back as a `Feedback` (see `feedback`): value the Score's
@@ -72,6 +73,10 @@ def to_mlflow(
     loop per thread). A sync scorer of your own runs in MLflow's threads
     (rows and scorers in pools of 10 by default): it must be thread-safe.
 
+    For `mlflow.genai.evaluate(...).passed` and `.reason`, a row passes when
+    it is correct (value 1 or more: partial credit does not pass); unscored
+    rows are not asserted.
+
     name, aggregations, timeout: MLflow's own (default the scorer's name, mean,
     300 seconds per call; `timeout=0` runs the scorer in MLflow's worker thread
     itself, without a thread of its own per call).
@@ -84,6 +89,8 @@ def to_mlflow(
         raise ValueError(f"to_mlflow({scorer.name}): name must be a non-blank string; got {name!r}")
     for arg, reader in (("item", item), ("output", output), ("label", label)):
         _check_reader(scorer.name, arg, reader)
+    if label is None:
+        label = LABEL_KEY
     plain = name in (None, scorer.name) and item is None and output is None and label == LABEL_KEY
     if isinstance(scorer.fn, MlflowCall) and plain and on_error == "raise" and aggregations is None and timeout is None:
         return scorer.fn.mlflow_scorer  # made by from_mlflow: MLflow's own scorer, again
@@ -94,4 +101,10 @@ def to_mlflow(
         fields["timeout"] = timeout
     made = ScorebridgeScorer(**fields)
     made._bridge = Bridge(scorer, item, output, label, on_error, scorer.fast and is_builtin(scorer))
+    made._pass_if = _passes  # what MLflow's `EvaluationResult.passed` counts as passing: a correct row
     return made
+
+
+def _passes(value: Any) -> bool:
+    """A row passes (`EvaluationResult.passed`) when its value is a correct Score's: at least 1."""
+    return isinstance(value, (int, float)) and not math.isnan(value) and value >= 1.0
