@@ -55,7 +55,23 @@ def test_each_harness_is_reported_as_soon_as_it_is_done(monkeypatch: pytest.Monk
 
 
 def test_demo_runs_every_harness(demo_json: dict) -> None:
-    assert demo_json["harnesses"] == ["python", "benchmark", "inspect", "dspy", "pytest"]
+    assert demo_json["harnesses"] == [
+        "python",
+        "benchmark",
+        "inspect",
+        "dspy",
+        "pytest",
+        "mlflow",
+        "pydantic_evals",
+        "trl",
+    ]
+
+
+def test_a_harness_whose_extra_is_not_installed_is_left_out_of_the_demo() -> None:
+    # MLflow and pydantic-evals are extras of their own: without them the demo runs the others.
+    needs = {h.name: h.needs for h in _demo.HARNESS_TABLE}
+    assert needs["mlflow"] == "mlflow" and needs["pydantic_evals"] == "pydantic_evals"
+    assert needs["trl"] is None  # the reward function needs neither TRL nor torch
 
 
 def test_demo_cases_have_the_documented_keys(demo_json: dict) -> None:

@@ -133,6 +133,7 @@ def missing_harness(block: Block) -> str | None:
         "dspy": ("dspy",),
         "ray": ("import ray", "scorebridge_ray", "--engine ray"),
         "pydantic_evals": ("pydantic_evals", "scorebridge_pydantic_evals"),
+        "mlflow": ("import mlflow", "scorebridge_mlflow"),
         "trl": ("from trl", "import trl"),  # TRL needs torch: only the RL lane of .ci/run has it
     }
     for harness, marks in uses.items():

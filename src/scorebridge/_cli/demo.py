@@ -1,4 +1,4 @@
-"""`scorebridge demo`: one set of outputs, three scorers, five harnesses, the same verdicts.
+"""`scorebridge demo`: one set of outputs, three scorers, eight harnesses, the same verdicts.
 
 The scorers: scorebridge's `detect_match()`, DSPy's `answer_exact_match` brought
 in with `from_dspy`, and Inspect AI's `match()` brought in with `from_inspect`.
@@ -15,7 +15,15 @@ The harnesses, each run for real and offline:
 - pytest: a generated test file run by pytest (in this process, with
   `pytest.main`), one `assert_scored` per case (`correct` is whether the test
   passed; the value and the failure kind come from the plugin's
-  `--scorebridge-report`).
+  `--scorebridge-report`);
+- mlflow: `mlflow.genai.evaluate` on a sqlite store in a temporary folder, the
+  scorers wrapped with `to_mlflow` (MLflow's own `{name}/mean`, the failure kinds
+  of its result table); left out when MLflow is not installed;
+- pydantic_evals: a pydantic-evals `Dataset.evaluate`, the scorers wrapped with
+  `to_pydantic_evals` (the report's assertions, `NAME_value` scores and failure
+  kind labels); left out when pydantic-evals is not installed;
+- trl: one GRPO reward batch called as TRL's trainer calls it, the scorers
+  wrapped with `to_trl` (the rewards, and the failure kinds it logs).
 
 A line is printed as each harness finishes, then the table of verdicts, then
 each scorer's summary as each harness counts it (scored, accuracy, failure kinds,
@@ -30,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import io
 import json
 import logging
@@ -70,15 +79,17 @@ CASES: tuple[Case, ...] = (
 
 
 class Harness(NamedTuple):
-    """A harness the demo runs: its name, and how, as its progress line says.
+    """A harness the demo runs: its name, how (as its progress line says), and the module it needs.
 
     Its run is the module's `_by_<name>(scorers, scratch)`, giving the verdicts (by
     scorer, then case) and the summaries (by scorer); `scratch` is a folder for its
-    files. Adding a harness is a row here and that one function.
+    files. Adding a harness is a row here and that one function. A harness whose
+    module is not installed (its extra left out) is left out of the demo.
     """
 
     name: str
     how: str
+    needs: str | None = None
 
 
 HARNESS_TABLE: Final = (
@@ -87,9 +98,14 @@ HARNESS_TABLE: Final = (
     Harness("inspect", "an Inspect AI eval on mockllm, scorers through to_inspect"),
     Harness("dspy", "dspy.Evaluate on a DummyLM, scorers through to_dspy"),
     Harness("pytest", "pytest.main on a test file of assert_scored calls"),
+    Harness("mlflow", "mlflow.genai.evaluate on a sqlite store, scorers through to_mlflow", "mlflow"),
+    Harness("pydantic_evals", "a pydantic-evals Dataset.evaluate, scorers through to_pydantic_evals", "pydantic_evals"),
+    Harness("trl", "a GRPO reward batch as TRL calls it, scorers through to_trl (no torch)"),
 )
 
-HARNESSES: tuple[str, ...] = tuple(h.name for h in HARNESS_TABLE)
+HARNESSES: tuple[str, ...] = tuple(
+    h.name for h in HARNESS_TABLE if h.needs is None or importlib.util.find_spec(h.needs) is not None
+)
 
 Verdict = dict[str, Any]  # {"correct": bool | None, "value": float | None, "failure_kind": str | None}
 Verdicts = dict[str, list[Verdict]]  # scorer name -> one verdict per case
@@ -357,6 +373,117 @@ def _by_pytest(scorers: Mapping[str, Scorer], scratch: Path) -> Result:
     summaries = {  # the plugin's summary counts the report's rows
         name: Counted.of(Summary.of(name, [_Row(r) for r in rows if r["scorer"] == name])) for name in scorers
     }
+    return verdicts, summaries
+
+
+def _counted(verdicts: Sequence[Verdict], accuracy: float | None) -> Counted:
+    """A harness's summary from its own verdicts (the failure kinds among the scored) and its own mean."""
+    scored = [v for v in verdicts if v["correct"] is not None]
+    kinds = {str(k): sum(v["failure_kind"] == k for v in scored) for k in FAILURE_KINDS}
+    return Counted(len(scored), accuracy, kinds, len(verdicts) - len(scored))
+
+
+def _by_mlflow(scorers: Mapping[str, Scorer], scratch: Path) -> Result:
+    import mlflow
+
+    from scorebridge_mlflow import to_mlflow
+
+    data = [
+        {
+            "inputs": {"input": c.item},
+            "outputs": c.output,
+            "expectations": {} if c.label is None else {"expected_response": c.label},
+        }
+        for c in CASES
+    ]
+    logging.getLogger("mlflow").setLevel(logging.ERROR)  # its progress and "Testing ..." lines
+    os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
+    before = mlflow.get_tracking_uri()
+    mlflow.set_tracking_uri(f"sqlite:///{scratch / 'mlflow.db'}")
+    try:
+        shown = io.StringIO()
+        with contextlib.redirect_stdout(shown), contextlib.redirect_stderr(shown):
+            result = mlflow.genai.evaluate(
+                data=data, scorers=[to_mlflow(_as_ones_own(s), name=name) for name, s in scorers.items()]
+            )
+    finally:
+        mlflow.set_tracking_uri(before)
+    if result.result_df is None:
+        raise RuntimeError(f"mlflow.genai.evaluate gave no result table:\n{shown.getvalue()}")
+    verdicts: Verdicts = {name: [] for name in scorers}
+    for assessments in result.result_df["assessments"]:  # one row per case, in the data's order
+        found = {a.get("assessment_name"): a for a in (assessments or ()) if isinstance(a, Mapping)}
+        for name in scorers:
+            got = found.get(name)
+            value = None if got is None else (got.get("feedback") or {}).get("value")
+            kind = None if got is None else (got.get("metadata") or {}).get("failure_kind")
+            correct = None if value is None else kind is None
+            verdicts[name].append({"correct": correct, "value": value, "failure_kind": kind})
+    summaries: Summaries = {}
+    for name in scorers:  # MLflow's own mean; the counts from its result table
+        mean = result.metrics.get(f"{name}/mean")
+        summaries[name] = _counted(verdicts[name], None if mean is None else float(mean))
+    return verdicts, summaries
+
+
+def _by_pydantic_evals(scorers: Mapping[str, Scorer], scratch: Path) -> Result:
+    from pydantic_evals import Case as EvalCase
+    from pydantic_evals import Dataset
+
+    from scorebridge_pydantic_evals import to_pydantic_evals
+
+    answers = {c.item: c.output for c in CASES}
+    dataset = Dataset(
+        name="scorebridge demo",
+        cases=[EvalCase(name=str(i), inputs=c.item, expected_output=c.label) for i, c in enumerate(CASES)],
+        evaluators=[to_pydantic_evals(_as_ones_own(s)) for s in scorers.values()],
+    )
+    report = dataset.evaluate_sync(answers.__getitem__, progress=False)
+    by_case = {case.name: case for case in report.cases}
+    verdicts: Verdicts = {name: [] for name in scorers}
+    for i in range(len(CASES)):
+        case = by_case[str(i)]
+        for name in scorers:
+            asserted = case.assertions.get(name)  # no assertion: skipped, unscored
+            value = case.scores.get(f"{name}_value")
+            kind = case.labels.get(f"{name}_failure_kind")
+            verdicts[name].append(
+                {
+                    "correct": None if asserted is None else bool(asserted.value),
+                    "value": None if value is None else value.value,
+                    "failure_kind": None if kind is None else kind.value,
+                }
+            )
+    averages = report.averages()
+    summaries: Summaries = {}
+    for name in scorers:  # the report's own mean of the value; the failure kinds are its label counts
+        summaries[name] = _counted(verdicts[name], None if averages is None else averages.scores.get(f"{name}_value"))
+    return verdicts, summaries
+
+
+def _by_trl(scorers: Mapping[str, Scorer], scratch: Path) -> Result:
+    from scorebridge_rl import to_trl
+
+    verdicts: Verdicts = {}
+    summaries: Summaries = {}
+    for name, s in scorers.items():
+        logged: dict[str, Any] = {}
+        rewards = to_trl(_as_ones_own(s), name=name)(
+            prompts=[c.item for c in CASES],
+            completions=[c.output for c in CASES],
+            completion_ids=None,
+            solution=[c.label for c in CASES],
+            trainer_state=None,
+            log_extra=logged.__setitem__,  # as TRL's trainer calls them: a column, and a metric
+            log_metric=logged.__setitem__,
+        )
+        kinds_column = logged[f"{name}/failure_kind"]
+        verdicts[name] = [
+            {"correct": None if r is None else kind is None, "value": r, "failure_kind": kind}
+            for r, kind in zip(rewards, kinds_column, strict=True)
+        ]
+        scored = [r for r in rewards if r is not None]
+        summaries[name] = _counted(verdicts[name], sum(scored) / len(scored) if scored else None)  # TRL's mean
     return verdicts, summaries
 
 

@@ -210,8 +210,8 @@ def _add_list(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def _add_demo(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subcommands.add_parser(
         "demo",
-        help="one set of outputs, three scorers, five harnesses (plain Python, benchmark(), Inspect AI, DSPy, "
-        "pytest), side by side; exits 1 if any two harnesses disagree",
+        help="one set of outputs, three scorers, eight harnesses (plain Python, benchmark(), Inspect AI, DSPy, "
+        "pytest, MLflow, pydantic-evals, a TRL reward), side by side; exits 1 if any two harnesses disagree",
     )
     p.add_argument("--json", action="store_true", help="print the cases and every harness's verdicts as JSON")
     p.set_defaults(module="demo")
