@@ -90,7 +90,9 @@ def yes_always(inputs, outputs, expectations, trace):
     return "yes"
 
 
-@pytest.mark.parametrize("made", [RegexMatch(pattern="^P"), yes_always, Correctness(model="openai:/x")], ids=str)
+@pytest.mark.parametrize(
+    "made", [RegexMatch(pattern="^P"), yes_always, Correctness(model="openai:/x")], ids=lambda s: s.name
+)
 def test_an_mlflow_scorer_comes_back_from_scorebridge_itself(made: Scorer) -> None:
     assert to_mlflow(from_mlflow(made)) is made
 
