@@ -106,6 +106,18 @@ def test_other_options_wrap_instead_and_still_score() -> None:
     assert from_mlflow(recorded) is not recorded.scorebridge_scorer  # record is no identity: wrapped again
 
 
+def test_a_built_ins_yes_and_no_come_back_from_a_wrapped_round_trip_as_numbers_mlflow_averages_alike() -> None:
+    # MLflow's own RegexMatch tests, run with the built-in wrapped both ways, saw 1.0 where they expect
+    # CategoricalRating.YES: to_mlflow writes the Score's value, so `{name}/mean` is scorebridge's accuracy. The
+    # number MLflow averages is the same either way.
+    regex = RegexMatch(pattern="^P")
+    wrapped = to_mlflow(from_mlflow(regex), name="starts_with_p")
+    for text in ("Paris", "Lyon"):
+        native, ours = regex(outputs=text).value, wrapped.run(outputs=text).value
+        assert native in (CategoricalRating.YES, CategoricalRating.NO) and ours in (1.0, 0.0)
+        assert _cast_assessment_value_to_float(Feedback(value=native)) == ours
+
+
 def test_inside_mlflow_a_wrapped_scorer_is_handed_mlflows_own_objects() -> None:
     seen: list[tuple[Any, Any, Any, Any]] = []
 
