@@ -171,6 +171,9 @@ INTERRUPTED = """
 import sys, threading, time, os, signal
 import scorebridge as sb
 
+# Ctrl-C as at a terminal, even where this test runs in a background job (whose children ignore SIGINT)
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
 def arm(item):
     time.sleep(0.02)
     return item.upper()

@@ -172,6 +172,8 @@ def test_ctrl_c_exits_130_with_one_line_saying_how_many_rows_were_written(folder
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # Ctrl-C as at a terminal, even where the suite runs in a background job (whose children ignore SIGINT)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 60
     while not (folder / "called").exists() and time.monotonic() < deadline:  # scoring has begun

@@ -30,7 +30,7 @@ def test_a_traceback_names_a_contract_error_by_its_public_path() -> None:
     with pytest.raises(sb.ScorerContractError) as raised:
         sb.exact()(None, "Paris", object())
     line = traceback.format_exception_only(raised.type, raised.value)[-1]
-    assert line.startswith("scorebridge.ScorerContractError: exact:")
+    assert line.startswith("scorebridge.UnreadableLabel: exact:")  # a ScorerContractError: a label it cannot read
 
 
 def test_a_budget_stop_loaded_with_the_runner_names_its_public_path() -> None:
@@ -59,6 +59,6 @@ def test_pytest_reports_a_contract_error_by_its_public_path(tmp_path: Path) -> N
         cwd=tmp_path,
         timeout=300,
     )
-    assert re.search(r"^E +scorebridge\.ScorerContractError: exact:", done.stdout, re.MULTILINE), done.stdout
-    assert "FAILED test_label.py::test_it - scorebridge.ScorerContractError: exact:" in done.stdout
-    assert "_protocol.score.ScorerContractError" not in done.stdout
+    assert re.search(r"^E +scorebridge\.UnreadableLabel: exact:", done.stdout, re.MULTILINE), done.stdout
+    assert "FAILED test_label.py::test_it - scorebridge.UnreadableLabel: exact:" in done.stdout
+    assert "_protocol.score." not in done.stdout
