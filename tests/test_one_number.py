@@ -253,6 +253,7 @@ def test_pydantic_evals_pools_assertions_over_evaluators(graded: sb.Scorer) -> N
     # pydantic-evals' one assertion average is over every evaluator's assertions: beside EqualsExpected (2 of
     # the 9 labelled cases are "Paris"; it skips the unlabelled two as graded does) it is (2 + 2) / 18, a
     # number of neither; graded's own figure is its NAME_value mean, unchanged.
+    pytest.importorskip("pydantic_evals")
     from pydantic_evals.evaluators import EqualsExpected
 
     averages = _pydantic_evals_report(graded, EqualsExpected()).averages()
