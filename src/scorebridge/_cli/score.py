@@ -146,8 +146,10 @@ class _Grades:
             self._previous(message, category, *args, **kwargs)
             return
         name, line = where
-        with self._lock:
+        with self._lock:  # rows are scored N at a time, in any order: the first is the lowest line
             count, first, said = self.seen.get(name, (0, line, text))
+            if line < first:
+                first, said = line, text
             self.seen[name] = (count + 1, first, said)
 
     def report(self) -> None:
