@@ -370,6 +370,70 @@ def test_within_1pct_in_the_command_line(form: str, readme_file: Path, tmp_path:
     assert _five(s["scored"], s["correct"], s["accuracy"], s["failure_kinds"], s["unscored"]) == NEAR_EXPECTED
 
 
+@pytest.mark.timeout(300)
+def test_within_1pct_with_the_ray_engine_on_csv_with_blank_cells(readme_file: Path, tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    data = tmp_path / "data.csv"
+    lines = [
+        "input,output,label",
+        *(f"{i},{o},{_csv_cell(lab)}" for i, (o, lab) in zip(NEAR_ITEMS, NEAR_ROWS, strict=True)),
+    ]
+    data.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    command = ["score", str(data), "--scorer", f"{readme_file}@near", "--engine", "ray", "--format", "json"]
+    run = subprocess.run(
+        [sys.executable, "-m", "scorebridge", *command], capture_output=True, text=True, check=False, timeout=280
+    )
+    assert run.returncode == 0, run.stderr
+    s = json.loads(run.stdout.strip().splitlines()[-1])
+    assert _five(s["scored"], s["correct"], s["accuracy"], s["failure_kinds"], s["unscored"]) == NEAR_EXPECTED
+
+
+def _five_of_log(path: str, name: str) -> dict[str, Any]:
+    """The five numbers of the scorer `name` in an Inspect AI log."""
+    from inspect_ai.log import read_eval_log
+
+    log = read_eval_log(path)
+    assert log.results is not None
+    [s] = [score for score in log.results.scores if score.name == name]
+    metrics = {key: m.value for key, m in s.metrics.items()}
+    scored = s.scored_samples or 0
+    kinds = {kind: metrics[kind] for kind in sb.FAILURE_KINDS}
+    return _five(scored, round(metrics["accuracy"] * scored), metrics["accuracy"], kinds, s.unscored_samples or 0)
+
+
+@pytest.mark.timeout(300)
+def test_within_1pct_in_inspect_score_on_a_log_whose_targets_are_text(tmp_path: Path) -> None:
+    # The README's scorer, decorated in examples/my_scorers.py, rescoring a real log by `file.py@name`.
+    pytest.importorskip("inspect_ai")
+    from inspect_ai import Task, eval
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
+    from inspect_ai.scorer import match
+    from inspect_ai.solver import generate
+
+    def reply(messages: list[ChatMessage], *args: Any) -> ModelOutput:
+        out = ModelOutput.from_content("mockllm/model", NEAR_OUTPUTS[messages[-1].text])
+        out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)  # offline: no tokenizer download
+        return out
+
+    samples = [
+        Sample(id=i, input=item, target=_csv_cell(lab))
+        for i, (item, (_, lab)) in enumerate(zip(NEAR_ITEMS, NEAR_ROWS, strict=True))
+    ]
+    task = Task(dataset=samples, solver=generate(), scorer=match())
+    [log] = eval(task, model=get_model("mockllm/model", custom_outputs=reply), log_dir=str(tmp_path), display="none")
+    assert log.status == "success"
+    scorers = Path(__file__).resolve().parents[1] / "examples" / "my_scorers.py"
+    rescored = tmp_path / "rescored.eval"
+    inspect_cli = Path(sys.executable).parent / "inspect"
+    command = [str(inspect_cli), "score", "--scorer", f"{scorers}@within_1pct", "--action", "overwrite"]
+    done = subprocess.run(
+        [*command, "--output-file", str(rescored), log.location], capture_output=True, text=True, timeout=280
+    )
+    assert done.returncode == 0, done.stderr
+    assert _five_of_log(str(rescored), "within_1pct") == NEAR_EXPECTED
+
+
 def _inspect_five(inspect_scorer: Any, items: list[str], outputs: dict[str, str], targets: list[str]) -> dict[str, Any]:
     """An Inspect eval() of `inspect_scorer` over the samples (mockllm replying `outputs`): its five numbers."""
     pytest.importorskip("inspect_ai")
