@@ -323,6 +323,17 @@ class Scorer:
             )
         return self.factory(**{**self.options, **changes})
 
+    def _given(self, label: Any) -> tuple[Any, bool]:
+        """The label `fn` receives, and whether the row is recorded unlabelled: every form of "no label" is
+        None, a declared label is read (an `UnreadableLabel` when it cannot be), and a scorer that needs no
+        label scores an unlabelled row."""
+        if label_is_missing(label):
+            return None, self.needs_label
+        if self._read is None:
+            return label, False
+        label = self._read(self.name, label)
+        return label, label is None and self.needs_label
+
     def __call__(self, item: Any, output: Any, label: Any = _MISSING) -> Score:
         """Score one output on one item against its label."""
         if label is _MISSING:
@@ -330,13 +341,7 @@ class Scorer:
         if self.recorded:  # fn applied the recording rules itself
             raw = self.fn(item, output, label)
             return raw if type(raw) is Score else _run_sync(raw)
-        if label_is_missing(label):  # every form of "no label" reaches fn as None
-            label, unlabelled = None, self.needs_label
-        elif self._read is None:
-            unlabelled = False
-        else:
-            label = self._read(self.name, label)
-            unlabelled = label is None and self.needs_label
+        label, unlabelled = self._given(label)
         try:
             raw = self.fn(item, output, label)
             if type(raw) is not dict and isinstance(raw, Awaitable):
@@ -359,13 +364,7 @@ class Scorer:
         if self.recorded:
             raw = self.fn(item, output, label)
             return raw if type(raw) is Score else await raw
-        if label_is_missing(label):
-            label, unlabelled = None, self.needs_label
-        elif self._read is None:
-            unlabelled = False
-        else:
-            label = self._read(self.name, label)
-            unlabelled = label is None and self.needs_label
+        label, unlabelled = self._given(label)
         try:
             raw = self.fn(item, output, label)
             if isinstance(raw, Awaitable):
