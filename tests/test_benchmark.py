@@ -41,7 +41,7 @@ def test_records_have_exactly_these_field_names() -> None:
     result = sb.benchmark({"x": upper}, ITEMS, LABELS)
     names = [
         *("arm", "item_id", "run", "correct", "value", "outcome", "failure_kind", "explanation", "metadata"),
-        *("seconds", "error"),
+        *("seconds", "error", "output"),
     ]
     assert [list(r) for r in result.to_records()] == [names] * 3
     assert list(FIELDS) == names
@@ -506,3 +506,13 @@ def test_a_mean_value_outside_zero_to_one_has_no_interval_but_an_accuracy() -> N
     five = sb.scorer(lambda item, output, label: {"correct": True, "value": 5.0}, name="five")
     summary = sb.benchmark({"x": upper}, ITEMS, LABELS, scorer=five).summary()["x"]
     assert (summary.accuracy, summary.interval) == (5.0, None)
+
+
+def test_a_record_keeps_what_the_arm_returned_and_none_when_it_raised() -> None:
+    def arm(item: str) -> str:
+        if item == "c":
+            raise ValueError("no answer")
+        return item.upper()
+
+    result = sb.benchmark({"x": arm}, ["a", "c"], ["A", "C"])
+    assert [r.output for r in result.records] == ["A", None]

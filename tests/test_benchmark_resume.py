@@ -212,3 +212,16 @@ def test_item_ids_must_be_strings_or_ints_with_out(tmp_path: Path, item_id: Any)
 def test_item_ids_may_be_any_hashable_without_out() -> None:
     result = sb.benchmark({"x": Counted()}, {(1, 2): "a"}, ["A"])
     assert result.records[0].item_id == (1, 2)
+
+
+def test_a_file_written_before_records_held_the_output_resumes(tmp_path: Path) -> None:
+    # Records gained `output`; a file of the records before it must still resume, not be refused as "no output".
+    out = tmp_path / "runs.jsonl"
+    sb.benchmark({"x": str.upper}, ITEMS[:4], LABELS[:4], out=out)
+    header, *records = out.read_text(encoding="utf-8").splitlines()
+    older = [json.loads(line) for line in records]
+    for r in older:
+        del r["output"]
+    out.write_text("\n".join([header, *map(json.dumps, older)]) + "\n", encoding="utf-8")
+    result = sb.benchmark({"x": str.upper}, ITEMS, LABELS, out=out)
+    assert [r.output for r in result.records] == [None] * 4 + [i.upper() for i in ITEMS[4:]]

@@ -312,3 +312,27 @@ def test_the_out_shape_written_before_is_read_too(tmp_path: Path) -> None:
     compared = sb.compare(old(tmp_path / "a.jsonl", outputs(False)), old(tmp_path / "b.jsonl", outputs(True)))
     assert (compared.paired.regressed, compared.paired.improved) == (7, 2)
     assert compared.regressed[0].new.output is not None
+
+
+def test_two_benchmark_runs_show_each_runs_output_side_by_side(tmp_path: Path) -> None:
+    # A benchmark record held the Score but not the arm's output, so a flip of a scorer of one's own (whose
+    # Score has no outcome) showed nothing of what either run answered.
+    def same(item: str, output: str, label: str) -> bool:
+        return output == label
+
+    mine = sb.scorer(same)
+    items, labels = ["q1", "q2"], ["a", "b"]
+    sb.benchmark({"m": {"q1": "a", "q2": "b"}.__getitem__}, items, labels, scorer=mine, out=tmp_path / "old.jsonl")
+    sb.benchmark({"m": {"q1": "a", "q2": "no"}.__getitem__}, items, labels, scorer=mine, out=tmp_path / "new.jsonl")
+    (flip,) = sb.compare(tmp_path / "old.jsonl", tmp_path / "new.jsonl").regressed
+    assert (flip.id, flip.base.output, flip.new.output) == (1, "b", "no")
+
+
+def test_a_benchmark_file_written_before_records_held_the_output_still_compares(tmp_path: Path) -> None:
+    sb.benchmark({"m": str.upper}, ["a", "b"], ["A", "B"], out=tmp_path / "old.jsonl")
+    lines = (tmp_path / "old.jsonl").read_text("utf-8").splitlines()
+    records = [json.loads(line) for line in lines[1:]]
+    older = [lines[0], *(json.dumps({k: v for k, v in r.items() if k != "output"}) for r in records)]
+    (tmp_path / "older.jsonl").write_text("\n".join(older) + "\n", encoding="utf-8")
+    compared = sb.compare(tmp_path / "older.jsonl", tmp_path / "old.jsonl")
+    assert (compared.paired.pairs, compared.paired.regressed, len(compared.only_base)) == (2, 0, 0)

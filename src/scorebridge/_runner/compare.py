@@ -35,7 +35,7 @@ from .._protocol.reading import ITEM_TEXT_FIELDS
 from .._protocol.score import FAILURE_KINDS, FailureKind
 from .files import JSONL_SUFFIXES, PARQUET_SUFFIXES, Format, RowError, format_of, json_object, read_rows
 from .groups import GroupedSummaries, group_key, group_name, parse_group_by, sort_key
-from .records import FIELDS
+from .records import FIELDS, NEWER_FIELDS
 from .stats import Z95, mcnemar_exact, wilson_interval
 from .summary import Summaries, Summary, number_cell, text_table
 
@@ -281,7 +281,7 @@ class _Shape:
         return row
 
     def output(self, fields: Mapping[str, Any], output_field: str) -> Any:
-        return None if self.kind == "benchmark" else fields.get(output_field)
+        return fields.get("output" if self.kind == "benchmark" else output_field)
 
 
 def _scorers_in(row: Mapping[str, Any]) -> list[str]:
@@ -305,7 +305,7 @@ def _shape_of(path: str, line: int, row: Mapping[str, Any], scorer: str | None) 
         return _Shape("columns", {"name": chosen}, prefix=f"{chosen}."), False
     if isinstance(row.get("score"), Mapping) and isinstance(row.get("row"), Mapping):
         return _Shape("nested"), False
-    if all(f in row for f in FIELDS):
+    if all(f in row for f in FIELDS if f not in NEWER_FIELDS):
         return _Shape("benchmark"), False
     if "correct" in row:
         return _Shape("flat"), False

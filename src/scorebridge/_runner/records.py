@@ -13,6 +13,7 @@ from .._protocol.values import shown
 
 __all__ = [
     "FIELDS",
+    "NEWER_FIELDS",
     "BenchmarkRecord",
     "BudgetExceeded",
     "is_budget_stop",
@@ -31,8 +32,12 @@ FIELDS: Final = (
     "metadata",
     "seconds",
     "error",
+    "output",
 )
 """The fields of a benchmark record, in order (the keys of each record line of `out`)."""
+
+NEWER_FIELDS: Final = ("output",)
+"""The fields records gained after `out` files were first written: a record read without them has None there."""
 
 
 class BudgetExceeded(Exception):
@@ -60,7 +65,10 @@ class BenchmarkRecord(NamedTuple):
     failed without scoring again. `seconds` is the wall time of the arm's
     call. `error` is "ExceptionType: message" when the arm raised (then
     `failure_kind` is "error", or "budget_stop" for a budget exception), else
-    None.
+    None. `output` is what the arm returned, made JSON-safe as `metadata` is
+    (None when it raised), so `compare()` can show two runs' outputs side by
+    side; a record read from an `out` file written before it had this field
+    has None there.
     """
 
     arm: str
@@ -74,6 +82,7 @@ class BenchmarkRecord(NamedTuple):
     metadata: Mapping[str, Any]
     seconds: float
     error: str | None
+    output: Any = None
 
 
 _DEPTH: Final = 50

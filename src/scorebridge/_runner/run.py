@@ -271,7 +271,7 @@ class _Run:
         except BaseException as exc:
             self._name_row(exc, a, i, run)
             raise
-        return self._scored(a, i, run, score, seconds)
+        return self._scored(a, i, run, score, seconds, output=output)
 
     # --- concurrently, in an event loop ------------------------------------------------------
 
@@ -337,7 +337,7 @@ class _Run:
             if not isinstance(exc, asyncio.CancelledError):
                 self._name_row(exc, a, i, run)
             raise
-        return self._scored(a, i, run, score, seconds)
+        return self._scored(a, i, run, score, seconds, output=output)
 
     async def _in_pool(self, fn: Callable[..., Any], *args: Any) -> Any:
         # Off the loop's thread, so a call that blocks stalls no other run (and an arm may call asyncio.run);
@@ -365,7 +365,7 @@ class _Run:
         return self._scored(a, i, run, score, seconds, _error_text(exc))
 
     def _scored(
-        self, a: int, i: int, run: int, score: Score, seconds: float, error: str | None = None
+        self, a: int, i: int, run: int, score: Score, seconds: float, error: str | None = None, output: Any = None
     ) -> BenchmarkRecord:
         return BenchmarkRecord(
             self.names[a],
@@ -379,6 +379,7 @@ class _Run:
             json_safe(score.metadata) if score.metadata else {},
             seconds,
             error,
+            json_safe(output),
         )
 
     def _keep(self, record: BenchmarkRecord) -> None:

@@ -26,7 +26,7 @@ from typing import IO, Any, Final
 from .._protocol.score import FAILURE_KINDS
 from .._protocol.scorer import Scorer
 from .files import RowError, json_object
-from .records import FIELDS, BenchmarkRecord, json_safe
+from .records import FIELDS, NEWER_FIELDS, BenchmarkRecord, json_safe
 
 __all__ = ["OutFile", "scorer_identity"]
 
@@ -80,7 +80,7 @@ def _lock(f: IO[bytes], path: str) -> None:
 
 
 def _record(path: str, line: int, row: dict[str, Any]) -> BenchmarkRecord:
-    missing = [f for f in FIELDS if f not in row]
+    missing = [f for f in FIELDS if f not in row and f not in NEWER_FIELDS]
     if missing:
         raise RowError(path, line, f"not a benchmark record: no {', '.join(missing)}")
     if (
@@ -92,7 +92,7 @@ def _record(path: str, line: int, row: dict[str, Any]) -> BenchmarkRecord:
         or not isinstance(row["metadata"], dict)
     ):
         raise RowError(path, line, "not a benchmark record: a field has the wrong type")
-    return BenchmarkRecord(*(row[f] for f in FIELDS))
+    return BenchmarkRecord(**{f: row[f] for f in FIELDS if f in row})
 
 
 class OutFile:
