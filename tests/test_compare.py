@@ -15,6 +15,7 @@ import pytest
 import scorebridge as sb
 from scorebridge._cli.main import main
 from scorebridge._runner.compare import paired_interval
+from scorebridge._runner.files import RowError
 
 CATEGORIES = ("math", "geo", "art")
 REGRESSED = {3, 17, 42, 77, 108, 150, 199}
@@ -336,3 +337,111 @@ def test_a_benchmark_file_written_before_records_held_the_output_still_compares(
     (tmp_path / "older.jsonl").write_text("\n".join(older) + "\n", encoding="utf-8")
     compared = sb.compare(tmp_path / "older.jsonl", tmp_path / "old.jsonl")
     assert (compared.paired.pairs, compared.paired.regressed, len(compared.only_base)) == (2, 0, 0)
+
+
+def test_a_report_that_cannot_be_written_is_refused_before_comparing(
+    runs: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `compare --report nodir/r.html` ended in a FileNotFoundError traceback, after the comparison.
+    status, out, err = compare_cli(capsys, *map(str, runs), "--report", str(tmp_path / "nodir" / "r.html"))
+    assert status == 1 and out == ""
+    assert "r.html: cannot be written: no folder" in err and "Traceback" not in err
+
+
+def test_ids_that_are_numbers_in_one_run_and_text_in_the_other_pair(tmp_path: Path) -> None:
+    # A run read from CSV has every id as text; a JSONL run of the same items has numbers: they paired nothing.
+    rows = [{"id": i, "output": "a", "label": "a" if i != 2 else "b"} for i in range(1, 6)]
+    as_text = [{**r, "id": str(r["id"])} for r in rows]
+    compared = sb.compare(scored(tmp_path, "numbers", rows), scored(tmp_path, "text", as_text))
+    assert (compared.paired.pairs, compared.only_base, compared.only_new) == (5, (), ())
+
+
+def test_a_number_and_its_text_on_one_side_are_one_id_twice(tmp_path: Path) -> None:
+    rows = [{"id": 1, "output": "a", "label": "a"}, {"id": "1", "output": "a", "label": "a"}]
+    with pytest.raises(RowError, match=r"is already on row 1 as 1 \(a number and its text pair as one\)"):
+        sb.compare(scored(tmp_path, "base", rows), scored(tmp_path, "new", rows[:1]))
+
+
+def test_fail_on_regression_fails_when_no_pair_was_scored_in_both(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Two runs whose ids never matched passed the CI gate: 0 pairs, so 0 regressed.
+    base = scored(tmp_path, "base", [{"id": "a", "output": "x", "label": "x"}])
+    new = scored(tmp_path, "new", [{"id": "b", "output": "x", "label": "x"}])
+    status, _, err = compare_cli(capsys, str(base), str(new), "--fail-on-regression")
+    assert status == 3 and "no pair was scored in both runs (1 only in base, 1 only in new" in err
+
+
+def test_a_row_without_the_scores_after_scored_ones_is_refused_with_its_line(
+    runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The row was counted unscored, silently, where the same row on line 1 is refused.
+    base, new = runs
+    with base.open("a", encoding="utf-8") as f:
+        f.write(json.dumps({"id": "zz", "output": "a"}) + "\n")
+    status, _, err = compare_cli(capsys, str(base), str(new))
+    assert status == 1 and f"{base}:202: not a scored row: no 'exact.correct'" in err
+
+
+def test_show_0_gives_the_counts_without_an_empty_list(
+    runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # It printed "only in base: 1: , ... (1 more)".
+    _, out, _ = compare_cli(capsys, *map(str, runs), "--show", "0")
+    assert "regressed: 7 (--show N lists them)" in out.splitlines()
+    assert "only in base: 1 (--show N lists them)" in out.splitlines()
+
+
+def test_an_id_column_for_each_side_pairs_a_benchmark_file_with_a_scored_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --id named one column for both files, and no column is in both a benchmark file and a scored one.
+    rows = outputs(False)[:20]
+    items = {r["id"]: r["question"] for r in rows}
+    answers = {r["question"]: r["output"] for r in outputs(True)[:20]}
+    labels = {r["id"]: r["label"] for r in rows}
+    sb.benchmark({"model": answers.__getitem__}, items, labels, out=tmp_path / "runs.jsonl")
+    base = scored(tmp_path, "base", rows)
+    capsys.readouterr()
+    status, out, _ = compare_cli(capsys, str(base), str(tmp_path / "runs.jsonl"), "--id", "id", "--id", "item_id")
+    assert (
+        status == 0
+        and "paired by 'id' (base) and 'item_id' (new): 20 pairs" in out
+        and "flips: 2 regressed (right in base, wrong in new), 1 improved" in out
+    )
+
+
+def test_benchmark_results_group_by_an_item_field(tmp_path: Path) -> None:
+    # result.summary(group_by="category") worked, while compare(result, result, group_by="category") said no row
+    # had the column: a record holds the item's id, not its fields.
+    rows = outputs(False)
+    items = {r["id"]: r for r in rows}
+    labels = {r["id"]: r["label"] for r in rows}
+    old = {r["id"]: r["output"] for r in rows}
+    new = {r["id"]: r["output"] for r in outputs(True)}
+    a = sb.benchmark({"m": lambda item: old[item["id"]]}, items, labels)
+    b = sb.benchmark({"m": lambda item: new[item["id"]]}, items, labels)
+    compared = sb.compare(a, b, group_by="category")
+    assert [g.name for g in compared.groups] == sorted(CATEGORIES)
+    assert sum(g.paired.regressed for g in compared.groups) == 7
+
+
+def test_a_benchmark_file_grouped_by_an_item_field_says_it_holds_no_items(tmp_path: Path) -> None:
+    sb.benchmark({"m": str.upper}, {"a": {"category": "x"}}, {"a": "A"}, out=tmp_path / "runs.jsonl")
+    with pytest.raises(ValueError, match="a benchmark file holds no item fields"):
+        sb.compare(tmp_path / "runs.jsonl", tmp_path / "runs.jsonl", group_by="category")
+
+
+def test_the_json_provenance_names_the_scorebridge_version(
+    runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, out, _ = compare_cli(capsys, *map(str, runs), "--format", "json")
+    assert json.loads(out)["provenance"]["scorebridge"] == sb.__version__
+
+
+def test_a_truncated_json_line_says_where_its_string_starts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # "Unterminated string starting at at column 13"
+    path = tmp_path / "cut.jsonl"
+    path.write_text('{"id": "a", "output', encoding="utf-8")
+    status, _, err = compare_cli(capsys, str(path), str(path))
+    assert status == 1 and "not valid JSON (Unterminated string starting at column 13)" in err

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, Final
+from typing import Final
 
 from .main import EXIT, UsageError
 
@@ -86,6 +86,18 @@ def add_report(p: argparse.ArgumentParser) -> None:
     )
 
 
+def check_report(path: str) -> None:
+    """Refuse a `--report` path that cannot be written (a folder, or in no folder), before any work: a `RowError`."""
+    import os
+
+    from .._runner.files import RowError
+
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path) or not os.path.isdir(folder):
+        problem = "it is a folder" if os.path.isdir(path) else f"no folder {folder}"
+        raise RowError(path, None, f"cannot be written: {problem}")
+
+
 def _seconds(text: str) -> float:
     try:
         value = float(text)
@@ -122,9 +134,11 @@ def add_parser(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
     p.add_argument("new", help="the new run")
     p.add_argument(
         "--id",
+        action="append",
+        default=[],
         metavar="COLUMN",
         help="the column pairing the rows (default: a benchmark record's item id; else the row's id, else its "
-        "item, input or question, else its line)",
+        "item, input or question, else its line); once for both files, or twice: base's, new's",
     )
     p.add_argument(
         "--arm",
@@ -177,25 +191,27 @@ def _lean_arrow() -> None:
         pass
 
 
+def _one_or_two(option: str, given: list[str]) -> str | tuple[str, str] | None:
+    """An option given once (both files) or twice (base's, then new's)."""
+    if len(given) > 2:
+        raise UsageError(f"{option} is given once (both files) or twice (base's, then new's)")
+    return given[0] if len(given) == 1 else (given[0], given[1]) if given else None
+
+
 def run(args: argparse.Namespace) -> int:
     """Run `scorebridge compare`; the exit status."""
     from .._runner.compare import compare
 
+    if args.report:
+        check_report(args.report)
     if any(str(path).lower().endswith((".parquet", ".pq")) for path in (args.base, args.new)):
         _lean_arrow()
-    arms: Any = None
-    if len(args.arm) == 1:
-        arms = args.arm[0]
-    elif len(args.arm) == 2:
-        arms = tuple(args.arm)
-    elif args.arm:
-        raise UsageError("--arm is given once (both files) or twice (base's, then new's)")
     try:
         result = compare(
             args.base,
             args.new,
-            id=args.id,
-            arm=arms,
+            id=_one_or_two("--id", args.id),
+            arm=_one_or_two("--arm", args.arm),
             scorer=args.scorer,
             group_by=args.group_by or None,
             output_field=args.output_field,

@@ -33,6 +33,7 @@ from .._runner.groups import GroupedSummaries, group_key, group_name, parse_grou
 from .._runner.progress import Progress, count_rows, progress_mode
 from .._runner.scored import LINE, score_columns, scorer_columns, unique_names
 from .._runner.summary import Summaries, Summary
+from .compare import check_report
 from .load import describe, load_scorers
 from .main import EXIT, ITEM_FIELDS, UsageError
 
@@ -550,16 +551,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check_report(args: argparse.Namespace) -> None:
-    """Refuse a `--report` that cannot be written, before any row is scored."""
+    """Refuse a `--report` that cannot be written, and a bad `--group-by`, before any row is scored."""
     if args.report is None:
         return
-    folder = os.path.dirname(os.path.abspath(args.report))
-    if os.path.isdir(args.report) or not os.path.isdir(folder):
-        raise RowError(
-            args.report,
-            None,
-            "cannot be written: " + ("it is a folder" if os.path.isdir(args.report) else f"no folder {folder}"),
-        )
+    check_report(args.report)
     try:
         parse_group_by(args.group_by)
     except ValueError as exc:

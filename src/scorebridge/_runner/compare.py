@@ -40,7 +40,7 @@ from .stats import Z95, mcnemar_exact, wilson_interval
 from .summary import Summaries, Summary, number_cell, text_table
 
 if TYPE_CHECKING:
-    pass
+    from .result import BenchmarkResult
 
 __all__ = ["Flip", "FlipSide", "GroupComparison", "PairedDifference", "RunComparison", "compare", "paired_interval"]
 
@@ -444,15 +444,18 @@ class _Reader:
         if side.id_field is None:
             side.id_field = _id_field(shape, fields, self.id)
         key = self._key(shape, where, row, fields)
-        first = side.index.get(key)
+        first = side.index.get(_pairing(key))
         if first is not None:
+            same = "" if side.ids[first] == key else f" as {side.ids[first]!r:.80} (a number and its text pair as one)"
             raise self._bad(
                 where,
-                f"the id {key!r:.80} is already on row {side.where[first]}: ids must be unique to pair rows"
+                f"the id {key!r:.80} is already on row {side.where[first]}{same}: ids must be unique to pair rows"
                 + ("" if self.id is not None else " (name the id column with --id, id= in Python)"),
             )
         verdict = shape.verdict(row)
         correct_key, value_key, kind_key = shape.keys[:3]
+        if correct_key not in verdict:  # a row of other data among scored ones (the first row decides the shape)
+            raise self._bad(where, f"not a scored row: no {correct_key!r}, as the rows before it have")
         correct = verdict.get(correct_key)
         value = verdict.get(value_key)
         kind = verdict.get(kind_key)
@@ -466,7 +469,7 @@ class _Reader:
             number is bool or not isinstance(value, (int, float))
         ):
             raise self._bad(where, f"not a scored row: value is {value!r:.40}, not a number or null")
-        side.index[key] = len(side.ids)
+        side.index[_pairing(key)] = len(side.ids)
         side.ids.append(key)
         if correct is None:
             side.verdict.append(_UNSCORED)
@@ -509,6 +512,15 @@ class _Reader:
             return (value, row["run"])
         key: Hashable = value
         return key
+
+
+def _pairing(key: Hashable) -> Hashable:
+    """What pairs an id: an integer as its text, so a run read from CSV (every id text) pairs with one from JSONL."""
+    if type(key) is int:
+        return str(key)
+    if type(key) is tuple:  # a benchmark record's (item id, run)
+        return (_pairing(key[0]), key[1])
+    return key
 
 
 def _shown_id(key: Hashable) -> Hashable:
@@ -554,6 +566,27 @@ def _memory_rows(
     return ((n, row) for n, row in enumerate(rows, start=1)), fetch
 
 
+def _with_item_fields(result: BenchmarkResult, columns: Sequence[str]) -> list[dict[str, Any]]:
+    """A result's records as rows, each with its item's fields `columns` (what group-by reads; a record's own
+    field of that name is kept)."""
+    from .._protocol.reading import element
+
+    records: list[dict[str, Any]] = result.to_records()
+    if not columns:
+        return records
+    fields = {item_id: {c: element(item, c) for c in columns} for item_id, item in result.items.items()}
+    return [{**fields.get(r["item_id"], {}), **r} for r in records]
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("scorebridge")
+    except Exception:  # not installed as a distribution (a source tree on the path)
+        return "?"
+
+
 def _read_side(label: str, run: Any, *, name: str | None, **options: Any) -> _Side:
     from .result import BenchmarkResult
 
@@ -564,7 +597,7 @@ def _read_side(label: str, run: Any, *, name: str | None, **options: Any) -> _Si
         side_rows: Iterable[tuple[int, Mapping[str, Any]]] = rows
     else:
         if isinstance(run, BenchmarkResult):
-            records: Sequence[Mapping[str, Any]] = run.to_records()
+            records: Sequence[Mapping[str, Any]] = _with_item_fields(run, options.get("group_by") or ())
             source = name or f"{label} (a BenchmarkResult)"
         elif hasattr(run, "iter_rows") and callable(run.iter_rows):  # a Ray Dataset, read row by row
             records = list(run.iter_rows())
@@ -666,9 +699,16 @@ class RunComparison:
     def regression(self, max_regressed: int | None = 0) -> str | None:
         """Why the new run is a regression, or None: a significant drop, or more than `max_regressed` regressed items.
 
-        `max_regressed=None` fails on a significant drop only. The reason is one line, for CI.
+        `max_regressed=None` fails on a significant drop only. A comparison with no pair scored in both runs
+        (ids that never match, every pair unscored on a side) is one too: nothing in it shows the new run holds
+        up. The reason is one line, for CI.
         """
         p = self.paired
+        if not p.pairs:
+            return (
+                f"no pair was scored in both runs ({len(self.only_base)} only in base, {len(self.only_new)} only "
+                f"in new, {self.unscored_pairs} unscored on a side), so nothing shows the new run is no regression"
+            )
         reasons = []
         if p.significant_drop:
             diff, ci = p.difference or 0.0, p.interval
@@ -690,7 +730,9 @@ class RunComparison:
             return [f"{title}: none"]
         shown = flips if show is None else flips[:show]
         head = f"{title}: {len(flips)}, shortest first"
-        if len(shown) < len(flips):
+        if not shown:
+            head = f"{title}: {len(flips)} (--show N lists them)"
+        elif len(shown) < len(flips):
             head += f" (the first {len(shown)}; --show N for more)"
         rows = [["id", *(["group"] if self.group_by else []), "base", "new"]]
         for f in shown:
@@ -701,6 +743,8 @@ class RunComparison:
         if not ids:
             return []
         shown = ids if show is None else ids[:show]
+        if not shown:
+            return [f"{title}: {len(ids)} (--show N lists them)"]
         more = f", ... ({len(ids) - len(shown)} more)" if len(shown) < len(ids) else ""
         return [f"{title}: {len(ids)}: {', '.join(map(str, shown))}{more}"]
 
@@ -726,7 +770,7 @@ class RunComparison:
         out += Summaries([self.base._replace(name="base"), self.new._replace(name="new")], kind="run").lines()
         out.append("")
         out.append(
-            f"paired by {prov['id']!r}: {p.pairs + self.unscored_pairs} pairs "
+            f"paired by {_id_text(prov['id'])}: {p.pairs + self.unscored_pairs} pairs "
             f"({self.unscored_pairs} unscored on a side, left out), "
             f"{len(self.only_base)} only in base, {len(self.only_new)} only in new"
         )
@@ -809,7 +853,7 @@ def compare(
     base: Any,
     new: Any,
     *,
-    id: str | None = None,
+    id: str | tuple[str, str] | None = None,
     arm: str | tuple[str, str] | None = None,
     scorer: str | None = None,
     group_by: str | Sequence[str] | None = None,
@@ -825,14 +869,20 @@ def compare(
             row by row), or rows in memory (dicts in either file's shape).
         id: The field that pairs rows. Default: a benchmark record's item id
             (and its run); else the row's `id`, else its item (`item`,
-            `input`, `question`), else its `line`. Ids must be unique on a side.
+            `input`, `question`), else its `line`; or a pair (base's, new's),
+            to pair a benchmark file's `item_id` with a scored file's `id`,
+            say. Ids must be unique on a side; an integer id pairs with its
+            text (1 with "1": a run read from CSV has every id as text).
         arm: For benchmark records of several arms, the arm to compare (one
             name for both sides, or a pair (base's, new's)).
         scorer: For a file of several scorers' scores (`score --scorer a
             --scorer b`), the scorer whose scores are compared (its column
             prefix, `a`); one scorer's file needs none.
         group_by: Columns (a name, a comma list, or several) to compare by
-            group too: a pair's group is base's value of them.
+            group too: a pair's group is base's value of them. A
+            `BenchmarkResult`'s rows have its items' fields (as
+            `result.summary(group_by=...)`); a benchmark file holds no items,
+            only each record's Score metadata.
         output_field: The output's field in a row (`output`), shown beside
             the outcome of a flipped row.
         names: How the report names the two runs (default: the files).
@@ -842,22 +892,46 @@ def compare(
     another kind; ValueError for a group-by column that no row has.
     """
     columns = parse_group_by(group_by)
-    arms = (arm, arm) if arm is None or isinstance(arm, str) else tuple(arm)
-    if len(arms) != 2:
-        raise ValueError(f"compare: arm must be a name or a pair of names; got {arm!r}")
+    arms = _pair_of("arm", arm)
+    ids = _pair_of("id", id)
     label_names = names or (None, None)
-    options = {"id": id, "scorer": scorer, "group_by": columns, "output_field": output_field}
-    b = _read_side("base", base, name=label_names[0], arm=arms[0], **options)
-    n = _read_side("new", new, name=label_names[1], arm=arms[1], **options)
-    if b.id_field != n.id_field:
+    options = {"scorer": scorer, "group_by": columns, "output_field": output_field}
+    b = _read_side("base", base, name=label_names[0], arm=arms[0], id=ids[0], **options)
+    n = _read_side("new", new, name=label_names[1], arm=arms[1], id=ids[1], **options)
+    if b.id_field != n.id_field and ids[0] == ids[1]:
         raise ValueError(
             f"compare: base pairs by {b.id_field!r} but new by {n.id_field!r} (each side's default); "
-            "name one id column for both with --id (id= in Python)"
+            "name one id column for both with --id, or each side's with --id twice (base's, then new's; "
+            "id=(base's, new's) in Python)"
         )
     for column in columns:
         if all(k[columns.index(column)] is None for side in (b, n) for k in side.group_keys):
-            raise ValueError(f"compare: no row of either run has the group-by column {column!r}")
+            benchmark = any(side.shape is not None and side.shape.kind == "benchmark" for side in (b, n))
+            hint = (
+                " (a benchmark file holds no item fields, only each record's Score metadata: compare the "
+                "BenchmarkResults in Python to group by an item field)"
+                if benchmark
+                else ""
+            )
+            raise ValueError(f"compare: no row of either run has the group-by column {column!r}{hint}")
     return _compare(b, n, columns, output_field)
+
+
+def _id_text(id_field: str | Sequence[str]) -> str:
+    """The id that paired the rows, as the text report says it: `'id'`, or `'id' (base) and 'item_id' (new)`."""
+    if isinstance(id_field, str):
+        return repr(id_field)
+    return f"{id_field[0]!r} (base) and {id_field[1]!r} (new)"
+
+
+def _pair_of(what: str, given: str | tuple[str, str] | None) -> tuple[str | None, str | None]:
+    """`arm=` or `id=`: one name for both sides, or a pair (base's, new's)."""
+    if given is None or isinstance(given, str):
+        return (given, given)
+    pair = tuple(given)
+    if len(pair) != 2 or not all(isinstance(x, str) for x in pair):
+        raise ValueError(f"compare: {what} must be a name or a pair of names (base's, new's); got {given!r}")
+    return (pair[0], pair[1])
 
 
 def _compare(b: _Side, n: _Side, columns: tuple[str, ...], output_field: str) -> RunComparison:
@@ -879,7 +953,7 @@ def _compare(b: _Side, n: _Side, columns: tuple[str, ...], output_field: str) ->
             group = by_group[g] = [[0, 0, 0, 0], [0.0, 0.0], [] if partial else None, [], []]
         if columns:  # the rows of each group, for its summaries
             group[3].append(i)
-        j = index.get(key)
+        j = index.get(_pairing(key))
         if j is None:
             only_base.append(_shown_id(key))
             continue
@@ -967,8 +1041,9 @@ def _compare(b: _Side, n: _Side, columns: tuple[str, ...], output_field: str) ->
     provenance = {
         "base": about(b),
         "new": about(n),
-        "id": b.id_field,
+        "id": b.id_field if b.id_field == n.id_field else [b.id_field, n.id_field],
         "made": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "scorebridge": _version(),
     }
     return RunComparison(
         b.summary("base"),

@@ -36,7 +36,8 @@ def json_object(path: str | os.PathLike[str], line: int, text: str) -> dict[str,
     try:
         row = json.loads(text.rstrip("\r\n"))
     except json.JSONDecodeError as exc:
-        raise RowError(path, line, f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+        where = "" if exc.msg.endswith(" at") else " at"  # "Unterminated string starting at": where it starts
+        raise RowError(path, line, f"not valid JSON ({exc.msg}{where} column {exc.colno})") from None
     except RecursionError:  # arrays or objects nested deeper than the interpreter's recursion limit
         raise RowError(path, line, "not readable JSON (arrays or objects nested too deeply)") from None
     except ValueError as exc:  # an integer of more digits than int() converts (sys.get_int_max_str_digits)
