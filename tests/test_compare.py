@@ -445,3 +445,11 @@ def test_a_truncated_json_line_says_where_its_string_starts(tmp_path: Path, caps
     path.write_text('{"id": "a", "output', encoding="utf-8")
     status, _, err = compare_cli(capsys, str(path), str(path))
     assert status == 1 and "not valid JSON (Unterminated string starting at column 13)" in err
+
+
+def test_a_group_column_only_new_has_is_refused_saying_a_pair_is_grouped_by_base(tmp_path: Path) -> None:
+    # Every pair went to the group (none), beside groups of 0 pairs named by new's values, with no word why.
+    base = scored(tmp_path, "base", [{"id": "a", "output": "x", "label": "x"}])
+    new = scored(tmp_path, "new", [{"id": "a", "output": "x", "label": "x", "lang": "en"}])
+    with pytest.raises(ValueError, match="no row of base has the group-by column 'lang', only new's rows"):
+        sb.compare(base, new, group_by="lang")

@@ -889,7 +889,8 @@ def compare(
 
     Raises RowError ("FILE:LINE: problem") for a file that cannot be read, a
     row that is not scored, a missing or repeated id; TypeError for a run of
-    another kind; ValueError for a group-by column that no row has.
+    another kind; ValueError for a group-by column that no row has, or that
+    only new's rows have (a pair's group is base's value).
     """
     columns = parse_group_by(group_by)
     arms = _pair_of("arm", arm)
@@ -914,6 +915,11 @@ def compare(
                 else ""
             )
             raise ValueError(f"compare: no row of either run has the group-by column {column!r}{hint}")
+        if all(k[columns.index(column)] is None for k in b.group_keys):
+            raise ValueError(
+                f"compare: no row of base has the group-by column {column!r}, only new's rows: a pair's group is "
+                "base's value of it, so every pair would be in the group (none)"
+            )
     return _compare(b, n, columns, output_field)
 
 
