@@ -81,6 +81,14 @@ def test_a_row_without_the_column_is_in_the_none_group(tmp_path: Path, capsys: p
     assert [(g["name"], g["rows"]) for g in groups] == [("x", 1), ("(none)", 1)]
 
 
+def test_a_column_given_twice_is_a_usage_error_before_any_row_is_scored(
+    data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # it was checked only with --report: without one, a traceback
+    assert main(["score", str(data), "--scorer", "exact", "--group-by", "category,category"]) == 2
+    assert capsys.readouterr().err == "scorebridge score: --group-by: the column 'category' is given twice\n"
+
+
 def test_benchmark_summaries_by_an_item_field_add_up_per_arm() -> None:
     items = {f"q{i}": {"text": f"question {i}", "category": ("geo", "math")[i % 2]} for i in range(20)}
     labels = {k: "4" for k in items}

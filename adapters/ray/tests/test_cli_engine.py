@@ -65,7 +65,7 @@ def from_jsonl(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, sb.Summa
     folder = tmp_path_factory.mktemp("jsonl")
     source = write_jsonl(folder / "data.jsonl", [{"input": f"in {i}", **row} for i, row in enumerate(ROWS)])
     out = folder / "scored.jsonl"
-    [summary] = score_with_ray(namespace(source, out=str(out)), echo_item)
+    [summary], _ = score_with_ray(namespace(source, out=str(out)), echo_item)
     return source, summary, [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
 
 
@@ -94,7 +94,7 @@ def test_a_parquet_file_is_read_with_its_types_and_written_as_parquet(tmp_path: 
     source = tmp_path / "data.parquet"
     pq.write_table(pa.Table.from_pylist(ROWS), source)
     out = tmp_path / "scored.parquet"
-    [summary] = score_with_ray(namespace(source, out=str(out)), sb.exact())
+    [summary], _ = score_with_ray(namespace(source, out=str(out)), sb.exact())
     assert summary == local_summary(write_jsonl(tmp_path / "same.jsonl", ROWS), sb.exact())
     table = pq.read_table(out)
     assert table.column_names == ["line", "question", "output", "label", *(f"exact.{c}" for c in SCORE_COLUMNS)]
@@ -108,7 +108,7 @@ def from_csv(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, sb.Summary
     source.write_text('question,output,label\nq,01,1\nq,"a, b","a, b"\nq,,x\nq,7,\n', encoding="utf-8")
     shown = io.StringIO()
     with contextlib.redirect_stdout(shown):
-        [summary] = score_with_ray(namespace(source, out="-"), echo_item)
+        [summary], _ = score_with_ray(namespace(source, out="-"), echo_item)
     return source, summary, [json.loads(line) for line in shown.getvalue().splitlines()]
 
 
@@ -256,7 +256,7 @@ def test_on_error_record_gives_a_scorer_raising_on_row_2_of_3_a_third_over_3(tmp
         return bool(output == label)
 
     rows = [{"output": "a", "label": "a"}, {"output": "b", "label": "a"}, {"output": "c", "label": "d"}]
-    [summary] = score_with_ray(namespace(write_jsonl(tmp_path / "data.jsonl", rows), on_error="record"), fragile)
+    [summary], _ = score_with_ray(namespace(write_jsonl(tmp_path / "data.jsonl", rows), on_error="record"), fragile)
     assert (summary.rows, summary.scored, summary.failure_kinds["error"]) == (3, 3, 1)
     assert summary.accuracy == pytest.approx(1 / 3)
 
@@ -264,8 +264,9 @@ def test_on_error_record_gives_a_scorer_raising_on_row_2_of_3_a_third_over_3(tmp
 def test_two_scorers_give_a_summary_each_and_columns_each(tmp_path: Path) -> None:
     source = write_jsonl(tmp_path / "data.jsonl", ROWS)
     out = tmp_path / "scored.parquet"
-    summaries = score_with_ray(namespace(source, out=str(out)), [sb.exact(), echo_item])
+    summaries, grouped = score_with_ray(namespace(source, out=str(out)), [sb.exact(), echo_item])
     assert summaries == [local_summary(source, sb.exact()), local_summary(source, echo_item)]
+    assert grouped == []  # no --group-by
     table = pq.read_table(out)
     assert table.column("exact.grade").to_pylist() == ["C", "C", "I", "I", "N"]
     assert table.column("echo_item.grade").to_pylist() == ["C", "I", "I", "I", "N"]
@@ -298,3 +299,71 @@ def test_an_unreadable_grade_is_said_once_with_the_count_and_first_line_as_local
     assert local.startswith(said)
     written = [json.loads(line)["words.metadata"] for line in (tmp_path / "ray.jsonl").read_text().splitlines()]
     assert written == ["{}"] * 5  # the mark that carried it is not written
+
+
+def grouped_rows() -> list[dict[str, Any]]:
+    """ROWS twice, with a category (missing on two rows, null on one) and a level (a number) to group by."""
+    made = []
+    for i, row in enumerate(ROWS * 2):
+        extra: dict[str, Any] = {} if i in (0, 5) else {"category": None if i == 3 else ("geo", "math")[i % 2]}
+        made.append({**row, **extra, "level": i % 3})
+    return made
+
+
+def both_engines(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[tuple[int, str], tuple[int, str]]:
+    """`scorebridge score ARGV` with the local engine, then with --engine ray: each one's exit status and stdout."""
+    from scorebridge._cli.main import main
+
+    done = []
+    for engine in ("local", "ray"):
+        status = main(["score", *argv, "--engine", engine])
+        done.append((status, capsys.readouterr().out))
+    return done[0], done[1]
+
+
+def test_group_by_prints_the_local_engines_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = write_jsonl(tmp_path / "data.jsonl", grouped_rows())
+    local, on_ray = both_engines(capsys, str(source), "--scorer", "exact", "--group-by", "category")
+    assert on_ray == local
+    assert "\nby category:\n" in local[1] and "\n(none) " in local[1]
+
+
+def test_group_by_gives_the_local_engines_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = write_jsonl(tmp_path / "data.jsonl", grouped_rows())
+    argv = [str(source), "--scorer", "exact", "--scorer", "detect_match", "--group-by", "category,level"]
+    local, on_ray = both_engines(capsys, *argv, "--format", "json")
+    assert on_ray == local
+    groups = [json.loads(line)["groups"] for line in local[1].splitlines()]
+    assert [len(g) for g in groups] == [7, 7]  # each scorer's, by category and level
+
+
+def test_group_by_on_a_csv_file_prints_the_local_engines_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "data.csv"
+    source.write_text("output,label,category\n4,4,geo\n5,4,math\n01,1,\nParis,Paris,geo\n", encoding="utf-8")
+    local, on_ray = both_engines(capsys, str(source), "--scorer", "exact", "--group-by", "category")
+    assert on_ray == local
+    assert "\ngeo " in local[1]
+
+
+def test_a_group_by_column_no_row_has_is_the_none_group_as_locally(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = write_jsonl(tmp_path / "data.jsonl", grouped_rows())
+    local, on_ray = both_engines(capsys, str(source), "--scorer", "exact", "--group-by", "topic", "--format", "json")
+    assert on_ray == local
+    assert local[0] == 0
+    assert [g["group"] for g in json.loads(local[1])["groups"]] == [{"topic": None}]
+
+
+def test_group_by_puts_the_groups_in_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from scorebridge._cli.main import main
+
+    source = write_jsonl(tmp_path / "data.jsonl", grouped_rows())
+    report = tmp_path / "report.html"
+    command = [str(source), "--scorer", "exact", "--group-by", "category", "--engine", "ray", "--report", str(report)]
+    assert main(["score", *command, "--format", "json"]) == 0
+    names = [g["name"] for g in json.loads(capsys.readouterr().out)["groups"]]
+    page = report.read_text(encoding="utf-8")
+    assert names == ["geo", "math", "(none)"] and all(f">{name}<" in page for name in names)

@@ -8,7 +8,7 @@ import pytest
 import ray.data
 
 import scorebridge as sb
-from scorebridge_ray import SCORE_COLUMNS, score_dataset, summarize
+from scorebridge_ray import SCORE_COLUMNS, score_dataset, summarize, summarize_groups
 
 KINDS: dict[str, dict[str, Any]] = {
     "right": {"correct": True, "failure_kind": None},
@@ -26,9 +26,18 @@ def kind_of(item: Any, output: Any, label: Any) -> dict[str, Any]:
 
 
 def rows() -> list[dict[str, Any]]:
-    # Labelled and unlabelled rows of every verdict, in blocks of different sizes.
+    # Labelled and unlabelled rows of every verdict, in blocks of different sizes; fields to group by: a
+    # category the first block's rows lack (so the block has no such column) and some rows have null, a
+    # language, a level (a number), a bool and a struct.
     words = [w for w in KINDS for _ in range(3)] + ["right"] * 5
-    return [{"output": w, "label": None if i % 4 == 0 else "x"} for i, w in enumerate(words)]
+    made = []
+    for i, w in enumerate(words):
+        row: dict[str, Any] = {"output": w, "label": None if i % 4 == 0 else "x", "lang": ("en", "fr", "de")[i % 3]}
+        if i >= 6:
+            row["category"] = None if i % 5 == 0 else ("geo", "math")[i % 2]
+        row.update(level=i % 4, hard=i % 3 == 0, source={"set": ("a", "b")[i % 2], "split": i % 2})
+        made.append(row)
+    return made
 
 
 @pytest.fixture(scope="module")
@@ -83,3 +92,53 @@ def test_an_empty_dataset_has_no_rows() -> None:
 def test_summarize_takes_only_a_dataset() -> None:
     with pytest.raises(TypeError, match=r"ds must be a ray.data.Dataset; got list"):
         summarize([])  # type: ignore[arg-type]
+
+
+def kinds_by(columns: tuple[str, ...]) -> sb.GroupedSummaries:
+    """What the local engine gives for rows() scored by kind_of, by `columns`: GroupedSummaries.of."""
+    data = rows()
+    scores = kind_of.score_many(None, [r["output"] for r in data], [r["label"] for r in data])
+    return sb.GroupedSummaries.of("kinds", columns, zip(data, scores, strict=True))
+
+
+def same(got: sb.GroupedSummaries, want: sb.GroupedSummaries) -> None:
+    assert (got.columns, got.keys, got.groups, got.whole) == (want.columns, want.keys, want.groups, want.whole)
+
+
+def test_the_groups_are_grouped_summaries_of_the_same_rows(scored: ray.data.Dataset) -> None:
+    blocks = scored.iter_batches(batch_format="pyarrow", batch_size=None)
+    assert any("category" not in block.column_names for block in blocks)  # a block without the column
+    got = summarize_groups(scored, ["category", "lang"], "kinds")
+    same(got, kinds_by(("category", "lang")))
+    names = [g.name for g in got.groups]
+    assert "category=(none), lang=en" in names and "category=geo, lang=fr" in names  # missing, null, and present
+    assert got.whole == summarize(scored, "kinds")
+
+
+def test_a_number_a_bool_and_a_struct_group_as_the_local_engine_groups_them(scored: ray.data.Dataset) -> None:
+    got = summarize_groups(scored, "level,hard,source", "kinds")
+    same(got, kinds_by(("level", "hard", "source")))
+    assert got.groups[0].name == 'level=0, hard=False, source={"set": "a", "split": 0}'
+
+
+def test_a_column_no_row_has_is_an_error_naming_it_and_the_rows_columns(scored: ray.data.Dataset) -> None:
+    with pytest.raises(ValueError, match=r"no row has the column 'topic'; the rows have 'output', 'label', 'lang'"):
+        summarize_groups(scored, ["lang", "topic"])
+
+
+@pytest.mark.parametrize(
+    ("group_by", "message"),
+    [
+        ("lang,,level", "group_by: a blank column name in 'lang,,level'"),
+        (["lang", "lang"], "group_by: the column 'lang' is given twice"),
+        ([], "summarize_groups: group_by names no column"),
+    ],
+)
+def test_a_bad_group_by_is_refused_as_parse_group_by_refuses_it(group_by: Any, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        summarize_groups(ray.data.from_items([{"lang": "en"}]), group_by)
+
+
+def test_an_empty_dataset_has_no_groups() -> None:
+    empty = summarize_groups(ray.data.from_items([]), "lang", "none")
+    assert (empty.groups, empty.whole.rows, empty.whole.name) == ((), 0, "none")

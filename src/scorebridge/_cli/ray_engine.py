@@ -23,7 +23,9 @@ as the scored rows stream back in the input's order. Several scorers are one
 recorded in every actor and, with --on-error raise, named by the first row's
 line once the rows are scored (Ray cannot say which line a failed task held);
 a grade no rule reads is marked there too, and said once per scorer with the
-count and the first line, as the local engine says it.
+count and the first line, as the local engine says it. `--group-by`'s groups
+are counted per block (`summarize_groups`), a column no row has being the group
+`(none)`, as locally.
 
 Ray's `uv run` integration is turned off for this process (unless you set
 RAY_ENABLE_UV_RUN_RUNTIME_ENV yourself): under `uv run` it would copy the working
@@ -49,13 +51,14 @@ from typing import IO, TYPE_CHECKING, Any, Final, cast
 import ray
 import ray.data
 
-from scorebridge_ray import score_dataset, summarize
+from scorebridge_ray import score_dataset, summarize, summarize_groups
 from scorebridge_ray._ship import ship
 
 from .._protocol.record import raised_score
 from .._protocol.score import Score, UnreadableLabel
 from .._protocol.scorer import Scorer
 from .._runner.files import JSONL_SUFFIXES, PARQUET_SUFFIXES, SUFFIXES, RowError, format_of, read_rows
+from .._runner.groups import GroupedSummaries, parse_group_by
 from .._runner.scored import LINE, taken_columns, unique_names
 from .._runner.summary import Summary
 from .load import describe
@@ -334,6 +337,30 @@ def _unmarked(batch: pa.Table, names: Sequence[str]) -> pa.Table:
     return batch
 
 
+def _with_columns(columns: Sequence[str], batch: pa.Table) -> pa.Table:
+    """A batch with each of `columns`, null where it has none: the group `(none)`, as the local engine groups
+    a row without the field, in a block that lacks it or a file no row of which has it."""
+    import pyarrow as pa
+
+    for column in columns:
+        if column not in batch.column_names:
+            batch = batch.append_column(column, pa.nulls(batch.num_rows))
+    return batch
+
+
+def _summaries(
+    ds: Dataset, names: Sequence[str], group_by: Sequence[str]
+) -> tuple[list[Summary], list[GroupedSummaries]]:
+    """Each scorer's summary, and with `group_by` its summaries by group (whose whole is the summary)."""
+    if not group_by:
+        return [summarize(ds, name, prefix=f"{name}.") for name in names], []
+    every = ds.map_batches(
+        functools.partial(_with_columns, group_by), batch_format="pyarrow", batch_size=None, zero_copy_batch=True
+    )
+    grouped = [summarize_groups(every, group_by, name, prefix=f"{name}.") for name in names]
+    return [g.whole for g in grouped], grouped
+
+
 class _RowFailed(Exception):
     def __init__(self, line: int, problem: str) -> None:
         super().__init__(problem)
@@ -359,26 +386,32 @@ def _said(
         print(grade_line(name, count, path, first, grade), file=sys.stderr)
 
 
-def score_with_ray(args: argparse.Namespace, scorers: Scorer | Sequence[Scorer]) -> list[Summary]:
-    """Score `args.file` with `scorers` through Ray Data; write `args.out` when given; a summary per scorer.
+def score_with_ray(
+    args: argparse.Namespace, scorers: Scorer | Sequence[Scorer]
+) -> tuple[list[Summary], list[GroupedSummaries]]:
+    """Score `args.file` with `scorers` through Ray Data; write `args.out` when given; a summary per scorer, and
+    with `args.group_by` a `GroupedSummaries` per scorer (else none), as the local engine gives them.
 
     `args` has `file`, `item_field` (None: the first of "item", "input",
     "question" the data has, else no item), `output_field`, `label_field`,
     `out` (None, "-" for standard output, or a path), `address` (None: start a
     local Ray, or join the cluster `ray.init()` finds) and maybe `input_format`
     (None: the file's extension), `concurrency` (rows an async scorer scores at
-    once in each actor; default 16) and `on_error` ("raise", the default, or
-    "record"). A file that cannot be read, a missing field, a field named like
-    a column --out writes, an unknown format and a cluster that cannot be
-    reached raise `RowError` before anything is scored. With "raise", a
-    scorer's exception is a `RowError` naming the first row's line (in the
-    input's order) and the scorer, once the rows are scored; with "record", the
-    row is recorded wrong, failure kind "error". Each summary is named after
-    its scorer (`exact`, `exact1` for a second of one name). `--out` has the
-    columns the local engine writes (`scorebridge._runner.scored`).
+    once in each actor; default 16), `on_error` ("raise", the default, or
+    "record") and `group_by` (None, or `--group-by`'s columns: a row without
+    one, and a column no row has, is the group `(none)`, as locally; a blank
+    or repeated name is a ValueError). A file that cannot be read, a missing
+    field, a field named like a column --out writes, an unknown format and a
+    cluster that cannot be reached raise `RowError` before anything is scored.
+    With "raise", a scorer's exception is a `RowError` naming the first row's
+    line (in the input's order) and the scorer, once the rows are scored; with
+    "record", the row is recorded wrong, failure kind "error". Each summary is
+    named after its scorer (`exact`, `exact1` for a second of one name).
+    `--out` has the columns the local engine writes (`scorebridge._runner.scored`).
     """
     chosen = [scorers] if isinstance(scorers, Scorer) else list(scorers)
     names = unique_names([s.name for s in chosen])
+    group_by = parse_group_by(getattr(args, "group_by", None))
     on_error = getattr(args, "on_error", "raise")
     concurrency = getattr(args, "concurrency", None) or DEFAULT_CONCURRENCY
     path = os.fspath(args.file)
@@ -433,7 +466,7 @@ def score_with_ray(args: argparse.Namespace, scorers: Scorer | Sequence[Scorer])
         _said(path, names, chosen, _marks(scored, names, lines))
         if out is not None:
             _write(scored, names, lines, out, out_fmt)
-        return [summarize(scored, name, prefix=f"{name}.") for name in names]
+        return _summaries(scored, names, group_by)
     except _RowFailed as failed:
         raise RowError(path, failed.line, failed.problem) from None
     except ray.exceptions.RayError as exc:

@@ -458,14 +458,14 @@ def _local(args: argparse.Namespace, scorers: Sequence[Scorer]) -> tuple[list[Su
         run.close()
 
 
-def _with_ray(args: argparse.Namespace, scorers: Sequence[Scorer]) -> list[Summary]:
+def _with_ray(args: argparse.Namespace, scorers: Sequence[Scorer]) -> tuple[list[Summary], list[GroupedSummaries]]:
     if args.file == "-":
         raise UsageError("--engine ray reads files, not standard input")
     try:
         engine = import_module(f"{__package__}.ray_engine")
     except ImportError as exc:
         raise UsageError(f'--engine ray needs Ray: pip install "scorebridge[ray]" ({exc})') from None
-    summaries: list[Summary] = engine.score_with_ray(args, scorers)
+    summaries: tuple[list[Summary], list[GroupedSummaries]] = engine.score_with_ray(args, scorers)
     return summaries
 
 
@@ -539,23 +539,26 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--address is for --engine ray")
     scorers = load_scorers(args.scorers, args.options)
     _check_out(args)
-    if args.engine == "ray" and args.group_by:
-        raise UsageError("--group-by is for the local engine (summarize each group's rows with scorebridge_ray)")
+    _check_group_by(args)
     _check_report(args)
     if args.engine == "ray":
-        return _report(args, scorers, _with_ray(args, scorers))
+        return _report(args, scorers, *_with_ray(args, scorers))
     outcome = _local(args, scorers)
     if isinstance(outcome, int):
         return outcome
     return _report(args, scorers, *outcome)
 
 
-def _check_report(args: argparse.Namespace) -> None:
-    """Refuse a `--report` that cannot be written, and a bad `--group-by`, before any row is scored."""
-    if args.report is None:
-        return
-    check_report(args.report)
+def _check_group_by(args: argparse.Namespace) -> None:
+    """Refuse a `--group-by` with a blank name or a name given twice, before any row is scored (exit status 2)."""
     try:
         parse_group_by(args.group_by)
     except ValueError as exc:
         raise UsageError(f"--group-by: {str(exc).removeprefix('group_by: ')}") from None
+
+
+def _check_report(args: argparse.Namespace) -> None:
+    """Refuse a `--report` that cannot be written, before any row is scored."""
+    if args.report is None:
+        return
+    check_report(args.report)

@@ -58,7 +58,11 @@ def _hashable(value: Any) -> Hashable:
 
 
 def group_key(fields: Mapping[str, Any] | None, columns: Sequence[str]) -> tuple[Hashable, ...]:
-    """The group of a row: its value for each column (None where it has none), made hashable."""
+    """The group of a row: its value for each column (None where it has none, or null), made hashable.
+
+    A str, number, bool or None is kept as it is; any other value (a list, a dict) is its JSON text with
+    sorted keys, or its `repr` where JSON cannot hold it. `fields` None or empty: None for every column.
+    """
     if not fields:
         return (None,) * len(columns)
     return tuple(_hashable(fields.get(c)) for c in columns)

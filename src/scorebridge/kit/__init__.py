@@ -66,6 +66,9 @@ Running and reporting:
 - `add_note(exc, note)`, `note_scorer(exc, name)`: naming the scorer in an
   exception raised inside it;
 - `Summary`, `Summaries`, `text_table`: the one summary and the one table;
+- `parse_group_by(columns)`, `group_key(fields, columns)`, `group_name(key,
+  columns)`: groups of rows as `--group-by` makes them (a summary per group:
+  `scorebridge.GroupedSummaries`), for a harness that counts its rows itself;
 - `read_rows(path)`, `RowError`: rows of a JSONL or CSV file (or Parquet, with
   pyarrow), with "FILE:LINE: problem" errors.
 """
@@ -91,6 +94,7 @@ from .._protocol.score import ScorerContractError, metadata_dict, metadata_text
 from .._protocol.scorer import Scorer, add_note, defined_scorers, is_async, note_scorer, on_scorer_defined
 from .._protocol.values import is_bool, is_missing, is_number, label_is_missing, plain_digits
 from .._runner.files import RowError, read_rows
+from .._runner.groups import group_key, group_name, parse_group_by
 from .._runner.summary import Summaries, Summary, text_table
 from .._scorers.builtins import BUILTINS, is_builtin, rebuild
 from .._scorers.model_graded import GRADER_FAILED
@@ -115,6 +119,8 @@ __all__ = [
     "element",
     "fold",
     "grade_value",
+    "group_key",
+    "group_name",
     "is_async",
     "is_bool",
     "is_builtin",
@@ -129,6 +135,7 @@ __all__ = [
     "metadata_text",
     "note_scorer",
     "on_scorer_defined",
+    "parse_group_by",
     "plain_digits",
     "presort",
     "raised_score",

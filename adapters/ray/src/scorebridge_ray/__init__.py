@@ -1,10 +1,12 @@
 """scorebridge for Ray: score a `ray.data.Dataset` where it is, on a pool of Ray actors.
 
 `score_dataset(ds, scorer)` adds the Score's columns to every row (the Scores
-`score_many` gives for the same rows); `summarize(ds)` counts them with Ray's
-aggregations, without collecting the rows; `score_of(row)` reads a row back as
-its Score. Needs Ray Data: `pip install "scorebridge[ray]"`. docs/ray.md has
-the details: a laptop, a cluster, a model-graded scorer, faults.
+`score_many` gives for the same rows); `summarize(ds)` counts them where the
+blocks are, without collecting the rows, and `summarize_groups(ds, group_by)`
+gives a summary per group of rows (`scorebridge.GroupedSummaries`) the same way;
+`score_of(row)` reads a row back as its Score. Needs Ray Data: `pip install
+"scorebridge[ray]"`. docs/ray.md has the details: a laptop, a cluster, a
+model-graded scorer, faults.
 
 Importing it before Ray starts turns Ray's `uv run` integration off
 (RAY_ENABLE_UV_RUN_RUNTIME_ENV=0), unless that variable is set already: set it
@@ -30,7 +32,7 @@ except ModuleNotFoundError as _missing:
 
 from ._columns import SCORE_COLUMNS, score_of
 from ._score import OnError, score_dataset
-from ._summary import summarize
+from ._summary import summarize, summarize_groups
 
 
 def _uv_integration_as_set() -> None:
@@ -45,4 +47,4 @@ def _uv_integration_as_set() -> None:
 
 _uv_integration_as_set()
 
-__all__ = ["SCORE_COLUMNS", "OnError", "score_dataset", "score_of", "summarize"]
+__all__ = ["SCORE_COLUMNS", "OnError", "score_dataset", "score_of", "summarize", "summarize_groups"]
