@@ -81,6 +81,14 @@ def test_a_row_without_the_column_is_in_the_none_group(tmp_path: Path, capsys: p
     assert [(g["name"], g["rows"]) for g in groups] == [("x", 1), ("(none)", 1)]
 
 
+def test_a_column_no_row_has_is_a_usage_error_after_the_summary(data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A misspelt --group-by catgory put every row in one "(none)" group and exited 0 (compare refuses it).
+    assert main(["score", str(data), "--scorer", "exact", "--group-by", "catgory", "--fail-under", "0.1"]) == 2
+    out, err = capsys.readouterr()
+    assert "accuracy" in out and "(none)" not in out
+    assert err == "scorebridge score: --group-by: no row has the column 'catgory', so no groups\n"
+
+
 def test_a_column_given_twice_is_a_usage_error_before_any_row_is_scored(
     data: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

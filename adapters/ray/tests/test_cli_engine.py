@@ -347,14 +347,14 @@ def test_group_by_on_a_csv_file_prints_the_local_engines_text(
     assert "\ngeo " in local[1]
 
 
-def test_a_group_by_column_no_row_has_is_the_none_group_as_locally(
+def test_a_group_by_column_no_row_has_is_a_usage_error_after_the_summary_as_locally(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     source = write_jsonl(tmp_path / "data.jsonl", grouped_rows())
     local, on_ray = both_engines(capsys, str(source), "--scorer", "exact", "--group-by", "topic", "--format", "json")
     assert on_ray == local
-    assert local[0] == 0
-    assert [g["group"] for g in json.loads(local[1])["groups"]] == [{"topic": None}]
+    assert local[0] == 2
+    assert "groups" not in json.loads(local[1]) and json.loads(local[1])["rows"] == len(grouped_rows())
 
 
 def test_group_by_puts_the_groups_in_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -497,6 +497,9 @@ def _report(
     args: argparse.Namespace, scorers: Sequence[Scorer], summaries: Sequence[Summary], grouped: Sequence[Any] = ()
 ) -> int:
     to = sys.stderr if args.out == "-" else sys.stdout
+    absent = list(dict.fromkeys(c for groups in grouped for c in groups.absent()))
+    if absent:  # the summaries are still printed (the rows are scored, --out written), then the usage error
+        grouped = ()
     if args.report:
         _page(args, scorers, summaries, grouped)
     if args.format == "json":
@@ -530,6 +533,10 @@ def _report(
         whose = f"{summary.name}: " if len(summaries) > 1 else ""
         print(f"scorebridge score: {whose}{figure}: {_BELOW} {bar:g}", file=sys.stderr)
         status = EXIT["below"]
+    if absent:
+        names = ", ".join(map(repr, absent))
+        print(f"scorebridge score: --group-by: no row has the column {names}, so no groups", file=sys.stderr)
+        return EXIT["usage"]
     return status
 
 

@@ -115,6 +115,15 @@ class GroupedSummaries:
         keyed = [(key, Summary.of(group_name(key, columns), vs)) for key, vs in by_group.items()]
         return cls(columns, keyed, Summary.of(name, every))
 
+    def absent(self) -> tuple[str, ...]:
+        """The columns no row has a value for (every row in their group `(none)`): a misspelt name, most likely.
+
+        Empty when there are no rows at all.
+        """
+        if not self.keys:
+            return ()
+        return tuple(c for n, c in enumerate(self.columns) if all(k[n] is None for k in self.keys))
+
     def table(self, whole_name: str = "all") -> Summaries:
         """The groups, then the whole (named `whole_name`), as one `Summaries` whose first column names the columns."""
         return Summaries([*self.groups, self.whole._replace(name=whole_name)], kind=", ".join(self.columns))
