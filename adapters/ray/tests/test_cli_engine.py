@@ -143,6 +143,28 @@ def test_a_field_whose_json_type_changes_is_refused_naming_both_lines(tmp_path: 
         score_with_ray(namespace(source), sb.exact())
 
 
+def test_a_list_mixing_objects_and_numbers_is_refused_naming_the_line_and_where(tmp_path: Path) -> None:
+    # The local engine scored it; --engine ray ended in 40 lines of Ray traceback ("cannot mix struct and
+    # non-struct, non-null values"): Arrow holds one type in a list too.
+    rows = [{"output": "a", "label": "a"}, {"output": "b", "label": "b", "meta": {"nested": {"a": [1, 2, {"b": "ü"}]}}}]
+    source = write_jsonl(tmp_path / "data.jsonl", rows)
+    with pytest.raises(
+        RowError, match=r"data.jsonl:2: the field 'meta' has an object at meta.nested.a\[\] here but a number"
+    ):
+        score_with_ray(namespace(source), sb.exact())
+
+
+def test_an_objects_key_whose_type_changes_is_refused_naming_both_lines(tmp_path: Path) -> None:
+    rows = [{"output": "a", "label": "a", "m": {"k": 1}}, {"output": "b", "label": "b", "m": {"k": "one"}}]
+    source = write_jsonl(tmp_path / "data.jsonl", rows)
+    with pytest.raises(
+        RowError,
+        match=r"data.jsonl:2: the field 'm' has a string at m.k here but a number there "
+        r"before \(first seen on line 1\)",
+    ):
+        score_with_ray(namespace(source), sb.exact())
+
+
 @pytest.mark.parametrize(
     ("name", "out", "message"),
     [

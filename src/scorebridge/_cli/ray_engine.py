@@ -84,15 +84,50 @@ def _json_kind(value: Any) -> str | None:
     return _JSON_KIND.get(type(value), "an object")
 
 
+class _Clash(Exception):
+    """Two values Arrow cannot hold in one column: at `path`, `here` (this row's kind) against `before`."""
+
+    def __init__(self, path: str, here: str, before: str) -> None:
+        super().__init__(path)
+        self.path, self.here, self.before = path, here, before
+
+
+def _merged(shape: Any, value: Any, path: str) -> Any:
+    """What the values at `path` hold so far (`shape`), with `value` added; `_Clash` when Arrow cannot hold both.
+
+    A shape is None (only nulls yet), a kind ("a string", ...), `[shape]` for a list (its elements' shape)
+    or `{key: shape}` for an object (every key any of them has: Arrow's struct).
+    """
+    kind = _json_kind(value)
+    if kind is None:
+        return shape
+    before = shape if shape is None or isinstance(shape, str) else "a list" if isinstance(shape, list) else "an object"
+    if before is not None and before != kind:
+        raise _Clash(path, kind, before)
+    if kind == "a list":
+        element = None if shape is None else shape[0]
+        for each in value:
+            element = _merged(element, each, f"{path}[]")
+        return [element]
+    if kind == "an object":
+        keys: dict[str, Any] = {} if shape is None else shape
+        for key, each in value.items():
+            keys[key] = _merged(keys.get(key), each, f"{path}.{key}")
+        return keys
+    return kind
+
+
 def _check_rows(path: str, fmt: str, needed: list[str]) -> tuple[list[str], array[int]]:
     """Read the file as the local engine does (every line, "FILE:LINE: problem"), and check what Ray needs.
 
     Every row must have the `needed` fields; in a JSONL file, a field's JSON type
-    must not change from row to row (Arrow holds one type per column). The
-    names of the fields, in order of appearance, and each row's line (for --out's
-    `line` and the messages: Ray Data does not keep them).
+    must not change from row to row (Arrow holds one type per column), nor that
+    of the elements of a list in it, or of a key of an object in it, anywhere in
+    any row (`[1, {"b": 2}]` cannot be an Arrow list). The names of the fields,
+    in order of appearance, and each row's line (for --out's `line` and the
+    messages: Ray Data does not keep them).
     """
-    fields: dict[str, tuple[str, int] | None] = {}  # name: (its JSON kind, the line it was first seen on)
+    fields: dict[str, tuple[Any, int] | None] = {}  # name: (its values' shape, the line it was first seen on)
     lines: array[int] = array("q")
     for line, row in read_rows(path):
         lines.append(line)
@@ -104,17 +139,26 @@ def _check_rows(path: str, fmt: str, needed: list[str]) -> tuple[list[str], arra
             fields = fields or dict.fromkeys(row)
             continue
         for name, value in row.items():
-            kind = _json_kind(value)
             seen = fields.get(name)
-            if seen is None:
-                fields[name] = None if kind is None else (kind, line)
-            elif kind is not None and kind != seen[0]:
+            try:
+                shape = _merged(None if seen is None else seen[0], value, name)
+            except _Clash as clash:
+                where = f"is {clash.here}" if clash.path == name else f"has {clash.here} at {clash.path}"
+                before = (
+                    f"{clash.before} on line {seen[1]}"
+                    if seen is not None and clash.path == name
+                    else (f"{clash.before} there before" + ("" if seen is None else f" (first seen on line {seen[1]})"))
+                )
                 raise RowError(
                     path,
                     line,
-                    f"the field {name!r} is {kind} here but {seen[0]} on line {seen[1]}; Ray Data holds one type "
-                    "per column: make them one type, or score the file without --engine ray",
-                )
+                    f"the field {name!r} {where} here but {before}; Ray Data holds one type per column, and "
+                    "in each list and object of one: make them one type, or score the file without --engine ray",
+                ) from None
+            if shape is not None:
+                fields[name] = (shape, line if seen is None else seen[1])
+            elif seen is None:
+                fields[name] = None
     return list(fields), lines
 
 
