@@ -453,3 +453,22 @@ def test_a_group_column_only_new_has_is_refused_saying_a_pair_is_grouped_by_base
     new = scored(tmp_path, "new", [{"id": "a", "output": "x", "label": "x", "lang": "en"}])
     with pytest.raises(ValueError, match="no row of base has the group-by column 'lang', only new's rows"):
         sb.compare(base, new, group_by="lang")
+
+
+def test_groups_whose_values_print_the_same_are_named_apart(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The number 1 and the text "1" are two groups, but the `by k` table had two lines `1` and a flip's group
+    # column could not say which: named `1` and `'1'` there as `score --group-by` names them.
+    rows = [{"id": f"q{n}", "output": "a", "label": "a", "k": (1, "1", "geo")[n % 3]} for n in range(6)]
+    base = scored(tmp_path, "base", rows)
+    new = scored(tmp_path, "new", [{**r, "output": "b"} if r["id"] == "q1" else r for r in rows])
+    capsys.readouterr()
+    _, out, _ = compare_cli(capsys, str(base), str(new), "--group-by", "k")
+    table = out.split("by k:\n")[1].split("\n\n")[0].splitlines()[2:]
+    assert [line.split()[0] for line in table] == ["1", "'1'", "geo", "all"]
+    flip = out.split("regressed: 1, shortest first\n")[1].splitlines()[2]
+    assert flip.split()[:2] == ["q1", "'1'"]
+    assert [g.name for g in sb.compare(base, new, group_by="k").groups] == ["1", "'1'", "geo"]
+    text = [r for r in rows if r["k"] != 1]  # and new has the number where base has the text, on pairs only:
+    numbers = [{**r, "k": 1} if r["k"] == "1" else r for r in text]  # one group, base's "1", named plain
+    compared = sb.compare(scored(tmp_path, "base2", text), scored(tmp_path, "new2", numbers), group_by="k")
+    assert [g.name for g in compared.groups] == ["1", "geo"]

@@ -115,3 +115,21 @@ def test_benchmark_group_by_a_field_no_item_has_is_an_error() -> None:
     result = sb.benchmark({"a": str}, ["x", "y"], ["x", "y"])
     with pytest.raises(ValueError, match="no item has the field 'category'"):
         result.summary(group_by="category")
+
+
+def test_groups_whose_values_print_the_same_are_named_apart(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The number 1 and the text "1" are two groups, but both lines were named `1` (and null and "(none)" both
+    # `(none)`): where two names would be the same, text is quoted and numbers are bare; other names stay plain.
+    values = [1, "1", None, "(none)", "'1'", "geo"]
+    path = tmp_path / "d.jsonl"
+    lines = (json.dumps({"output": "a", "label": "a" if n else "b", "k": v}) for v in values for n in range(2))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert main(["score", str(path), "--scorer", "exact", "--group-by", "k"]) == 0
+    table = capsys.readouterr().out.split("by k:\n")[1].splitlines()[2:]
+    assert [line.split()[0] for line in table] == ["\"'1'\"", "'(none)'", "1", "'1'", "geo", "(none)", "all"]
+    assert main(["score", str(path), "--scorer", "exact", "--group-by", "k", "--format", "json"]) == 0
+    groups = json.loads(capsys.readouterr().out)["groups"]
+    assert [(g["group"]["k"], g["name"]) for g in groups][2:4] == [(1, "1"), ("1", "'1'")]
+    result = sb.benchmark({"a": lambda item: "a"}, {f"q{n}": {"k": v} for n, v in enumerate(values)}, ["a"] * 6)
+    named = [s.name.removeprefix("a / ") for s in result.summary(group_by="k")]
+    assert named == [line.split()[0] for line in table[:-1]] + ["a"]  # a benchmark's groups are named alike

@@ -7,8 +7,12 @@ screenshot is decoded and must hold the chart. Skipped, with the reason, where n
 
 from __future__ import annotations
 
+import base64
 import http.server
 import json
+import re
+import shutil
+import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +27,11 @@ from scorebridge._runner.report import COLOURS
 CHROMIUM = find_chromium()
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="no Chromium here (Debian: apt-get install chromium; .ci/run installs it)"
+)
+PDFTOTEXT = shutil.which("pdftotext")
+needs_pdftotext = pytest.mark.skipif(
+    PDFTOTEXT is None,
+    reason="no pdftotext here to read the printed page (Debian: apt-get install poppler-utils; .ci/run installs it)",
 )
 
 
@@ -271,3 +280,103 @@ def test_the_page_prints(browser: Browser, comparison: tuple[Path, dict[str, Any
         browser.send("Emulation.setEmulatedMedia", {"media": ""})
     pdf = browser.send("Page.printToPDF", {"printBackground": True})["data"]
     assert len(pdf) > 1000
+
+
+def test_a_groups_accuracy_on_its_pairs_and_on_each_runs_rows_are_told_apart(
+    browser: Browser, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # With rows in one run only, a group's bars (each run's rows: `math · new` over 42 rows) and the text
+    # report's `by topic` table (the 40 pairs) gave two accuracies of one group, and the page did not say which
+    # was which, nor show the paired one of each group.
+    extra = [{"id": f"x{i}", "question": "late", "output": "no", "label": "yes", "topic": "math"} for i in range(2)]
+    base, new = scored(tmp_path, "base", outputs(False)), scored(tmp_path, "new", outputs(True) + extra)
+    page = tmp_path / "report.html"
+    assert main(["compare", str(base), str(new), "--group-by", "topic", "--report", str(page)]) == 0
+    text = capsys.readouterr().out
+    by_topic = [line.split() for line in text.split("by topic:\n")[1].split("\n\n")[0].splitlines()[2:]]
+    assert main(["compare", str(base), str(new), "--group-by", "topic", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    browser.open(page.as_uri())
+    paired = browser.evaluate(
+        "[...document.querySelectorAll('#paired-groups tr.paired-row')].map(tr => [tr.dataset.name, "
+        "...['pairs', 'base_accuracy', 'new_accuracy', 'difference', 'interval', 'regressed', 'improved', "
+        "'p_value'].map(f => tr.querySelector(`td[data-field=${f}]`).innerText)])"
+    )
+    assert [" ".join(row).split() for row in paired] == by_topic  # the text report's figures, group by group
+    math = next(g for g in data["groups"] if g["name"] == "math")
+    own = f"{math['new']['accuracy']:.3f}"
+    assert own != next(row for row in by_topic if row[0] == "math")[3]  # two accuracies of one group, then:
+    headings = browser.evaluate(
+        "Object.fromEntries([...document.querySelectorAll('section[id] > h2')]"
+        ".map(h => [h.parentNode.id, h.innerText]))"
+    )
+    assert headings["paired-groups"] == "By topic, on the pairs scored in both runs"
+    assert headings["difference"].startswith(
+        f"Paired difference in accuracy (new − base) on the {data['paired']['pairs']} "
+    )
+    assert headings["accuracy"] == "Each run's accuracy on all its rows, with its 95% interval"
+    note = browser.evaluate("document.querySelector('#accuracy .note').innerText")
+    assert f"base {data['base']['rows']} rows, new {data['new']['rows']}; 0 only in base, 2 only in new" in note
+    assert "for a group, the group's rows in that run" in note
+    bars = {b["name"]: b["figure"] for b in browser.evaluate(BARS_JS)}
+    assert bars["math · new"].startswith(own)  # the figure under that heading is each run's own rows'
+
+
+@pytest.fixture
+def printed(browser: Browser, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[list[str], dict[str, Any]]:
+    """A comparison's page printed to PDF by Chromium, as the text of each page (pdftotext -layout), and its JSON.
+
+    Its groups have long names (the summary table is as wide as the paper) and its 14 regressed items long
+    outputs (the flips table spans pages, each row shorter than a page).
+    """
+    assert PDFTOTEXT is not None
+    runs = []
+    for name in ("base", "new"):
+        rows = [
+            {"id": f"q{i}", "question": f"question {i}", "label": "yes", "output": "yes",
+             "topic": f"topic {i % 3} of the questions, named at some length"}
+            for i in range(40)
+        ]  # fmt: skip
+        for row in rows[::3] if name == "new" else ():
+            row["output"] = "no " + "word " * 60
+        runs.append(str(scored(tmp_path, name, rows)))
+    capsys.readouterr()
+    page = tmp_path / "report.html"
+    assert main(["compare", *runs, "--group-by", "topic", "--format", "json", "--report", str(page)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    browser.open(page.as_uri())
+    pdf = tmp_path / "report.pdf"
+    pdf.write_bytes(base64.b64decode(browser.send("Page.printToPDF", {"printBackground": True})["data"]))
+    text = subprocess.run([PDFTOTEXT, "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    return text.split("\f"), data
+
+
+@needs_pdftotext
+def test_a_printed_table_repeats_its_header_on_each_page_and_never_leaves_it_alone_at_a_foot(
+    printed: tuple[list[str], dict[str, Any]],
+) -> None:
+    # Printed, the flips table's header row was left at the foot of a page with its rows on the next, and not
+    # repeated on the pages after: the header is a thead now, kept with a row and repeated.
+    pages, data = printed
+    header, ids = ["item", "base", "new"], {f["id"] for f in data["regressed"]}
+    spanned = 0
+    for number, page in enumerate(pages, 1):
+        lines = [line.split() for line in page.splitlines() if line.strip()]
+        heads = [n for n, words in enumerate(lines) if words == header]
+        rows = [n for n, words in enumerate(lines) if words[0] in ids]
+        assert all(any(r > h for r in rows) for h in heads), f"page {number}: the header alone at its foot"
+        if rows:
+            spanned += 1
+            assert heads and heads[0] < rows[0], f"page {number}: rows of the table without its header"
+    assert spanned >= 2  # the table was long enough to span pages
+
+
+@needs_pdftotext
+def test_a_printed_interval_stays_on_one_line(printed: tuple[list[str], dict[str, Any]]) -> None:
+    # Printed, a table's 95% CI cells wrapped onto two lines (`[0.942,` then `0.989]`), the table being as wide
+    # as the paper: no number or interval is wrapped now.
+    pages, data = printed
+    text = "\f".join(pages)
+    assert not re.findall(r"\[[-+]?\d\.\d{3},(?!\s*[-+]?\d\.\d{3}\])", text)  # an interval cut after its comma
+    for summary in (data["base"], data["new"], *(g[side] for g in data["groups"] for side in ("base", "new"))):
+        assert text.count(interval_text(summary["interval"])) >= 2  # the chart's figure and the table's

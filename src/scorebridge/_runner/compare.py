@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 from .._protocol.reading import ITEM_TEXT_FIELDS
 from .._protocol.score import FAILURE_KINDS, FailureKind
 from .files import JSONL_SUFFIXES, PARQUET_SUFFIXES, Format, RowError, format_of, json_object, read_rows
-from .groups import GroupedSummaries, group_key, group_name, parse_group_by, sort_key
+from .groups import GroupedSummaries, group_key, group_names, parse_group_by, sort_key
 from .records import FIELDS, NEWER_FIELDS
 from .stats import Z95, mcnemar_exact, wilson_interval
 from .summary import Summaries, Summary, number_cell, text_table
@@ -994,8 +994,10 @@ def _compare(b: _Side, n: _Side, columns: tuple[str, ...], output_field: str) ->
     rows_b, rows_n = b.fetch(wanted_b), n.fetch(wanted_n)
     regressed: list[Flip] = []
     improved: list[Flip] = []
+    # the comparison's groups: base's, and those of rows only in new (a pair is in base's group)
+    names = group_names([*b.group_keys, *(n.group_keys[g] for g in new_rows_of_group)], columns) if columns else {}
     for _, i, j, down in flips:
-        group_text = group_name(b.group_keys[b.group[i]], columns) if columns else None
+        group_text = names[b.group_keys[b.group[i]]] if columns else None
         flip = Flip(
             _shown_id(b.ids[i]),
             group_text,
@@ -1022,7 +1024,7 @@ def _compare(b: _Side, n: _Side, columns: tuple[str, ...], output_field: str) ->
         keyed += [(key, [[0, 0, 0, 0], [0.0, 0.0], None, [], js]) for key, js in extra.items()]
         keyed.sort(key=lambda pair: sort_key(pair[0]))
         for key, (tab, s, ds, bi, nj) in keyed:
-            name = group_name(key, columns)
+            name = names[key]
             groups.append(
                 GroupComparison(name, key, b.summary(name, bi), n.summary(name, nj), _paired(tab, s[0], s[1], ds))
             )

@@ -12,8 +12,18 @@ scorer, arm or group; the failure kinds as stacked bars (correct, each kind,
 unscored), with a table of the counts; for a comparison, the paired difference
 with its interval (the whole, then each group), the 2x2 table and McNemar's
 test, and the flipped items with both runs' outputs side by side; the
-provenance (scorer and options, files, counts, time). A print style sheet keeps
-charts and rows whole on paper.
+provenance (scorer and options, files, counts, time).
+
+A comparison shows two accuracies of each run, each under its own heading: on
+the pairs scored in both runs (the paired difference, and with groups a table of
+each group's pairs: the text report's `by COLUMN` table), and on each run's own
+rows, paired or not (the bars: what `scorebridge score` says of that file, and
+the JSON's `groups[].base` and `.new`). They differ where a row is in one run
+only or a pair is unscored on a side, and the page says so.
+
+A print style sheet keeps charts, rows and a heading with what follows it whole
+on paper, repeats a table's header row on each page it spans, and never wraps
+a number or an interval (`[0.942, 0.989]`) onto two lines.
 """
 
 from __future__ import annotations
@@ -73,7 +83,8 @@ svg .tick { fill: var(--muted); font-size: 12px; }
 table { border-collapse: collapse; margin: 6px 0 12px; font-size: 14px; }
 th, td { border-bottom: 1px solid var(--rule); padding: 4px 10px; text-align: left; vertical-align: top; }
 th { background: var(--band); font-weight: 600; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+b[data-field] { white-space: nowrap; }
 table.flips { width: 100%; table-layout: fixed; }
 table.flips td { overflow-wrap: anywhere; }
 table.flips col.id { width: 14%; } table.flips col.side { width: 43%; }
@@ -94,8 +105,9 @@ dl.prov dt { color: var(--muted); } dl.prov dd { margin: 0; overflow-wrap: anywh
   @page { margin: 14mm; }
   body { font-size: 10.5pt; padding: 0; max-width: none; }
   * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
-  h2 { break-after: avoid; }
-  figure, tr, .verdict, dl.prov { break-inside: avoid; }
+  thead { display: table-header-group; }
+  h2, .note, .legend, thead { break-after: avoid; }
+  figure, tr, .note, .verdict, dl.prov { break-inside: avoid; }
   pre { max-height: none; overflow: visible; }
 }
 """
@@ -243,6 +255,12 @@ def _kinds_present(rows: Sequence[tuple[str, Summary]]) -> list[str]:
     ]
 
 
+def _table(kind: str, head: str, body: Iterable[str], columns: str = "") -> str:
+    """An HTML table of class `kind`: its header row (`head`, the cells' HTML) in a `thead`, which print repeats
+    on each page the table spans, and its rows (each a `<tr>`'s HTML) in a `tbody`; `columns`, a `colgroup`."""
+    return f'<table class="{kind}">{columns}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+
+
 def summary_table(rows: Sequence[tuple[str, Summary]], first: str) -> str:
     """The one summary as an HTML table: a row per summary, the figures the charts draw."""
     kinds = [k for k in FAILURE_KINDS if any(s.failure_kinds[k] for _, s in rows)]
@@ -261,7 +279,31 @@ def summary_table(rows: Sequence[tuple[str, Summary]], first: str) -> str:
             f'<td class="num" data-field="unscored">{s.unscored}</td>',
         ]
         body.append(f'<tr class="summary-row" data-name="{esc(label)}"><td>{esc(label)}</td>{"".join(cells)}</tr>')
-    return f'<table class="summary"><tr><th>{esc(first)}</th>{head}</tr>{"".join(body)}</table>'
+    return _table("summary", f"<th>{esc(first)}</th>{head}", body)
+
+
+def paired_table(rows: Sequence[tuple[str, PairedDifference]], first: str) -> str:
+    """The paired figures as an HTML table, a row per group and the whole: what the text report's `by COLUMN`
+    table says (pairs, both accuracies on them, the difference and its interval, the flips, McNemar's p)."""
+    head = "".join(
+        f'<th class="num">{h}</th>'
+        for h in ("pairs", "base", "new", "difference", "95% CI", "regressed", "improved", "p")
+    )
+    body = []
+    for label, p in rows:
+        cells = [
+            ("pairs", p.pairs),
+            ("base_accuracy", number_cell(p.base_accuracy)),
+            ("new_accuracy", number_cell(p.new_accuracy)),
+            ("difference", "-" if p.difference is None else f"{p.difference:+.3f}"),
+            ("interval", _ci(p.interval, signed=True)),
+            ("regressed", p.regressed),
+            ("improved", p.improved),
+            ("p_value", f"{p.p_value:.4g}"),
+        ]
+        shown = "".join(f'<td class="num" data-field="{field}">{value}</td>' for field, value in cells)
+        body.append(f'<tr class="paired-row" data-name="{esc(label)}"><td>{esc(label)}</td>{shown}</tr>')
+    return _table("paired-groups", f"<th>{esc(first)}</th>{head}", body)
 
 
 def difference_chart(rows: Sequence[tuple[str, PairedDifference]]) -> str:
@@ -357,18 +399,21 @@ def scorer_text(identity: Mapping[str, Any] | None) -> str | None:
     return f"{identity.get('name')}({shown})"
 
 
-def _summary_sections(rows: Sequence[tuple[str, Summary]], first: str, paired: bool = False) -> list[str]:
+def _summary_sections(rows: Sequence[tuple[str, Summary]], first: str, compared: str | None = None) -> list[str]:
+    """The accuracy and failure sections; `compared`, for a comparison: the note saying what its bars count
+    (each run's own rows), shown over a legend of base's lighter bars and new's."""
     kinds = _kinds_present(rows)
-    legend = (
-        f'<div class="legend"><span style="--c:{COLOURS["base"]}">base</span>'
-        f'<span style="--c:{COLOURS["accuracy"]}">new</span></div>'
-        if paired
-        else ""
-    )
+    heading, whose, intro = "Accuracy, with its 95% interval", "", ""
+    if compared is not None:
+        heading, whose = "Each run's accuracy on all its rows, with its 95% interval", " of each run's rows"
+        intro = (
+            f'<p class="note muted">{compared}</p><div class="legend"><span style="--c:{COLOURS["base"]}">base</span>'
+            f'<span style="--c:{COLOURS["accuracy"]}">new</span></div>'
+        )
     return [
-        '<section id="accuracy"><h2>Accuracy, with its 95% interval</h2>'
-        f"{legend}<figure>{accuracy_chart(rows, paired=paired)}</figure>{summary_table(rows, first)}</section>",
-        '<section id="failures"><h2>Failure kinds</h2>'
+        f'<section id="accuracy"><h2>{heading}</h2>{intro}'
+        f"<figure>{accuracy_chart(rows, paired=compared is not None)}</figure>{summary_table(rows, first)}</section>",
+        f'<section id="failures"><h2>Failure kinds{whose}</h2>'
         f"{_legend(kinds)}<figure>{failure_chart(rows)}</figure></section>",
     ]
 
@@ -415,9 +460,9 @@ def _flips_table(title: str, flips: Sequence[Flip], show: int | None, anchor: st
         return f'<section id="{anchor}"><h2>{esc(title)}: none</h2></section>'
     shown = flips if show is None else flips[:show]
     more = (
-        f'<p class="muted">The first {len(shown)} of {len(flips)}, shortest first.</p>'
+        f'<p class="note muted">The first {len(shown)} of {len(flips)}, shortest first.</p>'
         if len(shown) < len(flips)
-        else '<p class="muted">Shortest first.</p>'
+        else '<p class="note muted">Shortest first.</p>'
     )
     body = []
     for f in shown:
@@ -430,30 +475,46 @@ def _flips_table(title: str, flips: Sequence[Flip], show: int | None, anchor: st
             f'<tr class="flip" data-id="{esc(f.id)}"><td><b>{esc(f.id)}</b>{group}{item}</td>'
             f"<td>{_flip_side_html(f.base)}</td><td>{_flip_side_html(f.new)}</td></tr>"
         )
-    return (
-        f'<section id="{anchor}"><h2>{esc(title)}: {len(flips)}</h2>{more}'
-        '<table class="flips"><colgroup><col class="id"><col class="side"><col class="side"></colgroup>'
-        f"<tr><th>item</th><th>base</th><th>new</th></tr>{''.join(body)}</table></section>"
-    )
+    columns = '<colgroup><col class="id"><col class="side"><col class="side"></colgroup>'
+    table = _table("flips", "<th>item</th><th>base</th><th>new</th>", body, columns)
+    return f'<section id="{anchor}"><h2>{esc(title)}: {len(flips)}</h2>{more}{table}</section>'
 
 
 def comparison_page(c: RunComparison, *, title: str | None = None, show: int | None = 200) -> str:
-    """The page of a comparison: both runs' accuracy and failures, the paired difference, the flips, provenance."""
+    """The page of a comparison: the verdict, the paired difference (with groups: each group's pairs), both runs'
+    accuracy and failures on all their rows, the flips, provenance.
+
+    Each figure says what it counts: the pairs scored in both runs, or each run's own rows (for a group, the
+    group's rows in that run, paired or not), which differ where a row is in one run only or a pair is
+    unscored on a side.
+    """
     prov = c.provenance
     p = c.paired
     rows: list[tuple[str, Summary]] = [("base", c.base), ("new", c.new)]
     for g in c.groups:
         rows += [(f"{g.name} · base", g.base), (f"{g.name} · new", g.new)]
-    first = "run" if not c.groups else f"run / {', '.join(c.group_by)}"
-    sections = _summary_sections(rows, first, paired=True)
+    columns = ", ".join(c.group_by)
+    first = "run" if not c.groups else f"run / {columns}"
+    in_group, or_group = (" (for a group, the group's rows in that run)", " or group") if c.groups else ("", "")
+    own_rows = (
+        f"Each run on its own, as <code>scorebridge score</code> counts its file: all its rows{in_group}, paired "
+        f"or not: base {c.base.rows} rows, new {c.new.rows}; {len(c.only_base)} only in base, {len(c.only_new)} "
+        f"only in new, {c.unscored_pairs} pairs unscored on a side. The paired figures above count only the "
+        f"{p.pairs} pairs scored in both runs, so an accuracy here can differ from the paired one of the same "
+        f"run{or_group}."
+    )
+    sections = _summary_sections(rows, first, compared=own_rows)
     diff_rows: list[tuple[str, PairedDifference]] = [("all", p)] + [(g.name, g.paired) for g in c.groups]
     verdict_class = "drop" if p.significant_drop else "gain" if p.significant_gain else "same"
-    table = (
-        '<table class="paired"><tr><th></th><th class="num">new right</th><th class="num">new wrong</th></tr>'
-        f'<tr><th>base right</th><td class="num" data-field="both_correct">{p.both_correct}</td>'
-        f'<td class="num" data-field="regressed">{p.regressed}</td></tr>'
-        f'<tr><th>base wrong</th><td class="num" data-field="improved">{p.improved}</td>'
-        f'<td class="num" data-field="both_wrong">{p.both_wrong}</td></tr></table>'
+    table = _table(
+        "paired",
+        '<th></th><th class="num">new right</th><th class="num">new wrong</th>',
+        [
+            f'<tr><th>base right</th><td class="num" data-field="both_correct">{p.both_correct}</td>'
+            f'<td class="num" data-field="regressed">{p.regressed}</td></tr>',
+            f'<tr><th>base wrong</th><td class="num" data-field="improved">{p.improved}</td>'
+            f'<td class="num" data-field="both_wrong">{p.both_wrong}</td></tr>',
+        ],
     )
     figures = (
         f'<p>On the <b data-field="pairs">{p.pairs}</b> pairs scored in both runs: base '
@@ -473,9 +534,19 @@ def comparison_page(c: RunComparison, *, title: str | None = None, show: int | N
     )
     sections.insert(  # what changed comes first, after the verdict; then each run's own figures
         1,
-        '<section id="difference"><h2>Paired difference in accuracy (new − base), with its 95% interval</h2>'
-        f"<figure>{difference_chart(diff_rows)}</figure>{figures}{table}</section>",
+        f'<section id="difference"><h2>Paired difference in accuracy (new − base) on the {p.pairs} pairs scored in '
+        f"both runs, with its 95% interval</h2><figure>{difference_chart(diff_rows)}</figure>{figures}{table}"
+        "</section>",
     )
+    if c.groups:
+        by_group = paired_table([*((g.name, g.paired) for g in c.groups), ("all", p)], columns)
+        sections.insert(
+            2,
+            f'<section id="paired-groups"><h2>By {esc(columns)}, on the pairs scored in both runs</h2>'
+            '<p class="note muted">Each group\'s accuracy in base and in new on its pairs scored in both runs (a '
+            "pair's group is base's value), the difference and McNemar's test: the text report's "
+            f"<code>by {esc(columns)}</code> table. A row in one run only is in no pair.</p>{by_group}</section>",
+        )
     sections.append(_flips_table("Regressed (right in base, wrong in new)", c.regressed, show, "regressed"))
     sections.append(_flips_table("Improved (wrong in base, right in new)", c.improved, show, "improved"))
     for label, ids, anchor in (("Only in base", c.only_base, "only-base"), ("Only in new", c.only_new, "only-new")):
