@@ -49,3 +49,14 @@ def test_without_the_option_the_summary_is_as_before(pytester: pytest.Pytester) 
     pytester.makepyfile(test_cases=TESTS)
     result = pytester.runpytest()
     assert not any(" by " in line for line in _section(result))
+
+
+def test_a_field_no_case_has_is_said_in_the_summary(pytester: pytest.Pytester) -> None:
+    # A misspelt --scorebridge-group-by put every Score in one "(none)" group with no word why.
+    pytester.makefile(".jsonl", cases=CASES)
+    pytester.makepyfile(test_cases=TESTS)
+    result = pytester.runpytest("--scorebridge-group-by", "topc")
+    result.assert_outcomes(passed=12)
+    assert _section(result)[-1] == (
+        "--scorebridge-group-by: no test's case has the field 'topc', so every Score is in (none)"
+    )

@@ -21,7 +21,8 @@ def summary_lines(rows: Sequence[dict[str, Any]], group_by: Sequence[str] = ()) 
     twice (once alone, once in an `assert_accuracy` batch) counts it twice.
     The first line says how many Scores in how many tests were counted. With
     `group_by` (case fields, `--scorebridge-group-by`), a table per scorer
-    follows: a line per group of its test's case values, then all of them.
+    follows: a line per group of its test's case values, then all of them;
+    a field no case has (every Score in `(none)`) is said on a last line.
     """
     by_scorer: dict[str, list[SimpleNamespace]] = {}
     for row in rows:
@@ -34,9 +35,14 @@ def summary_lines(rows: Sequence[dict[str, Any]], group_by: Sequence[str] = ()) 
     head = f"{len(rows)} score{'' if len(rows) == 1 else 's'} recorded in {tests} test{'' if tests == 1 else 's'}"
     table = Summaries((Summary.of(name, by_scorer[name]) for name in sorted(by_scorer)), kind="scorer")
     lines = [f"{head} (each assertion or record counts once)", *table.lines()]
+    absent: dict[str, None] = {}
     for name in sorted(by_scorer) if group_by else ():
         grouped = GroupedSummaries.of(name, group_by, ((v.group, v) for v in by_scorer[name]))
         lines += ["", f"{name} by {', '.join(group_by)}:", *grouped.lines()]
+        absent.update(dict.fromkeys(grouped.absent()))
+    if absent:  # a misspelt field, most likely: said, as `scorebridge score` refuses it
+        fields = ", ".join(map(repr, absent))
+        lines += ["", f"--scorebridge-group-by: no test's case has the field {fields}, so every Score is in (none)"]
     return lines
 
 
