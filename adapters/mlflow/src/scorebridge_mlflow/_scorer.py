@@ -70,13 +70,22 @@ def _label(reader: Reader, expectations: Any) -> Any:
     return reader({} if expectations is None else expectations)
 
 
+def _storable(text: str) -> str:
+    """`text` as MLflow's store can hold it: a lone surrogate, which UTF-8 cannot encode, written as its escape.
+
+    MLflow writes assessments as UTF-8; one such character in a rationale or a
+    metadata value lost the row's assessments (and with them its result table).
+    """
+    return text if text.isascii() else text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _text(value: Any) -> str:
     if isinstance(value, str):
-        return value
+        return _storable(value)
     try:
-        return json.dumps(value, default=repr, ensure_ascii=False)
+        return _storable(json.dumps(value, default=repr, ensure_ascii=False))
     except (TypeError, ValueError):  # a circular structure, a key that is not a string
-        return repr(value)
+        return _storable(repr(value))
 
 
 def feedback(score: sb.Score, name: str) -> Feedback | None:
@@ -92,13 +101,14 @@ def feedback(score: sb.Score, name: str) -> Feedback | None:
     if score.correct is None:
         return None
     kind = score.failure_kind
-    metadata = {str(k): _text(v) for k, v in score.metadata.items()} if score.metadata else {}
+    metadata = {_text(str(k)): _text(v) for k, v in score.metadata.items()} if score.metadata else {}
+    explanation = None if score.explanation is None else _storable(score.explanation)
     error = None
     if kind is not None:
         metadata[FAILURE_KIND] = kind
         if kind == "error":
-            error = AssessmentError(error_code=ERROR_CODE, error_message=score.explanation or "the scorer failed")
-    return Feedback(name=name, value=score.value, error=error, rationale=score.explanation, metadata=metadata or None)
+            error = AssessmentError(error_code=ERROR_CODE, error_message=explanation or "the scorer failed")
+    return Feedback(name=name, value=score.value, error=error, rationale=explanation, metadata=metadata or None)
 
 
 class Bridge(NamedTuple):
@@ -172,7 +182,7 @@ class ScorebridgeScorer(Scorer):
             if bridge.on_error == "raise":
                 note_scorer(exc, scorer.name)
                 raise  # MLflow records it as the row's SCORER_ERROR, left out of the mean
-            score = raised_score(scorer.name, exc, label)
+            score = raised_score(scorer.name, exc, label, needs_label=scorer.needs_label)
         return feedback(score, self.name)
 
     def model_dump(self, **kwargs: Any) -> dict[str, Any]:
