@@ -336,3 +336,15 @@ def test_summarize_says_why_when_mlflow_made_no_result_table() -> None:
     assert run.result_df is None
     with pytest.raises(ValueError, match=r"MLflow made no result table .*NaN"):
         summarize(run, "exact")
+
+
+def test_a_reader_that_raises_is_named_in_mlflows_error_message() -> None:
+    # MLflow's error message was the bare KeyError, "'answer'", naming neither the scorer nor the reader
+    data = [
+        {"inputs": {"q": "a"}, "outputs": "Paris", "expectations": {"answer": "Paris"}},
+        {"inputs": {"q": "b"}, "outputs": "Lyon"},
+    ]
+    run = mlflow.genai.evaluate(data=data, scorers=[to_mlflow(sb.exact(), label=lambda e: e["answer"])])
+    message = run.result_df["exact/error_message"][1]
+    assert message == "to_mlflow(exact): its label= reader raised KeyError('answer') reading {}"
+    assert run.metrics["exact/mean"] == 1.0

@@ -19,7 +19,15 @@ from mlflow.protos.databricks_pb2 import INVALID_PARAMETER_VALUE
 from pydantic import PrivateAttr
 
 import scorebridge as sb
-from scorebridge.kit import element, is_builtin, note_scorer, raised_score, rebuild, run_sync
+from scorebridge.kit import (
+    ScorerContractError,
+    element,
+    is_builtin,
+    note_scorer,
+    raised_score,
+    rebuild,
+    run_sync,
+)
 
 from ._native import NATIVE, Row
 
@@ -126,6 +134,25 @@ class Bridge(NamedTuple):
     trusted: bool
 
 
+def _row(bridge: Bridge, inputs: Any, outputs: Any, expectations: Any) -> tuple[Any, Any, Any]:
+    """(item, output, label) of MLflow's row, by the bridge's readers; a reader that raises is named."""
+    part, given = "label", expectations
+    try:
+        if type(expectations) is dict and type(bridge.label) is str:  # MLflow's own row: the common case
+            label = expectations.get(bridge.label)
+        else:
+            label = _label(bridge.label, expectations)
+        part, given = "item", inputs
+        item = inputs if bridge.item is None else _read(bridge.item, inputs)
+        part, given = "output", outputs
+        output = outputs if bridge.output is None else _read(bridge.output, outputs)
+    except Exception as exc:  # MLflow shows str(exc) alone: a bare KeyError said "'answer'"
+        raise ScorerContractError(
+            f"to_mlflow({bridge.scorer.name}): its {part}= reader raised {exc!r:.200} reading {_text(given)[:200]}"
+        ) from exc
+    return item, output, label
+
+
 class ScorebridgeScorer(Scorer):
     """A scorebridge scorer as an MLflow scorer (made by `scorebridge_mlflow.to_mlflow`).
 
@@ -162,12 +189,7 @@ class ScorebridgeScorer(Scorer):
         scorer = bridge.scorer
         label = None
         try:
-            item = inputs if bridge.item is None else _read(bridge.item, inputs)
-            output = outputs if bridge.output is None else _read(bridge.output, outputs)
-            if type(expectations) is dict and type(bridge.label) is str:  # MLflow's own row: the common case
-                label = expectations.get(bridge.label)
-            else:
-                label = _label(bridge.label, expectations)
+            item, output, label = _row(bridge, inputs, outputs, expectations)
             if bridge.trusted:
                 score = scorer.fn(item, output, label)
             else:
