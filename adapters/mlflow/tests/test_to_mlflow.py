@@ -291,3 +291,60 @@ def test_without_mlflow_the_import_says_what_to_install() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == 'ImportError scorebridge_mlflow needs MLflow: pip install "scorebridge[mlflow]"'
+
+
+@sb.scorer(needs_label=False)
+def short_or_boom(item, output, label):
+    """A reference-free scorer that raises on one output."""
+    if output == "boom":
+        raise ValueError("cannot read this output")
+    return len(output) < 5
+
+
+def test_with_record_a_reference_free_scorer_raising_on_an_unlabelled_row_counts_it_wrong() -> None:
+    # It was recorded unscored (no assessment): MLflow gave 0.5 where score_many gives 1 of 3
+    rows = [("Paris", None), ("Lyon", None), ("boom", None)]
+    data = [{"inputs": {"q": str(i)}, "outputs": output} for i, (output, _) in enumerate(rows)]
+    run = mlflow.genai.evaluate(data=data, scorers=[to_mlflow(short_or_boom, on_error="record")])
+    scores = short_or_boom.score_many(None, [o for o, _ in rows], [lab for _, lab in rows], on_error="record")
+    accuracy = sb.Summary.of("short_or_boom", scores).accuracy
+    assert run.metrics["short_or_boom/mean"] == pytest.approx(accuracy) == pytest.approx(1 / 3)
+
+
+@sb.scorer
+def says_why_in_odd_text(item, output, label):
+    """A scorer whose explanation and metadata hold a lone surrogate (text read with os.fsdecode, say)."""
+    return {"correct": output == label, "outcome": output, "failure_kind": None, "explanation": "read caf\udce9"}
+
+
+def test_an_explanation_utf8_cannot_hold_still_reaches_the_result_table() -> None:
+    # MLflow failed to store the row's assessments: summarize counted 2 unscored beside a mean of 0.5
+    data = [
+        {"inputs": {"q": "a"}, "outputs": "Paris", "expectations": {"expected_response": "Paris"}},
+        {"inputs": {"q": "b"}, "outputs": "Lyon", "expectations": {"expected_response": "Paris"}},
+    ]
+    run = mlflow.genai.evaluate(data=data, scorers=[to_mlflow(says_why_in_odd_text)])
+    summary = summarize(run, "says_why_in_odd_text")
+    assert (summary.scored, summary.accuracy) == (2, run.metrics["says_why_in_odd_text/mean"]) == (2, 0.5)
+    assert run.result_df["says_why_in_odd_text/rationale"][1] == "read caf\\udce9"
+
+
+def test_summarize_says_why_when_mlflow_made_no_result_table() -> None:
+    # A NaN in a row's expectations leaves result_df None; summarize said it was not an evaluation's result
+    data = [{"inputs": {"q": "a"}, "outputs": "Paris", "expectations": {"expected_response": math.nan}}]
+    run = mlflow.genai.evaluate(data=data, scorers=[to_mlflow(sb.exact())])
+    assert run.result_df is None
+    with pytest.raises(ValueError, match=r"MLflow made no result table .*NaN"):
+        summarize(run, "exact")
+
+
+def test_a_reader_that_raises_is_named_in_mlflows_error_message() -> None:
+    # MLflow's error message was the bare KeyError, "'answer'", naming neither the scorer nor the reader
+    data = [
+        {"inputs": {"q": "a"}, "outputs": "Paris", "expectations": {"answer": "Paris"}},
+        {"inputs": {"q": "b"}, "outputs": "Lyon"},
+    ]
+    run = mlflow.genai.evaluate(data=data, scorers=[to_mlflow(sb.exact(), label=lambda e: e["answer"])])
+    message = run.result_df["exact/error_message"][1]
+    assert message == "to_mlflow(exact): its label= reader raised KeyError('answer') reading {}"
+    assert run.metrics["exact/mean"] == 1.0

@@ -152,6 +152,11 @@ def test_mlflow(pair: tuple[sb.Scorer, list[bool]], tmp_path: Path, monkeypatch:
     monkeypatch.setenv("MLFLOW_DISABLE_TELEMETRY", "true")
     monkeypatch.setenv("TQDM_DISABLE", "1")
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    # set_experiment sets the process's active experiment (and MLFLOW_EXPERIMENT_ID): a later test on
+    # another store (the docs' MLflow page) was refused with "No Experiment with id=1 exists"
+    monkeypatch.setenv("MLFLOW_EXPERIMENT_ID", "")
+    monkeypatch.delenv("MLFLOW_EXPERIMENT_ID")
+    monkeypatch.setattr(mlflow.tracking.fluent, "_active_experiment_id", None)
     scorer, native = pair
     mlflow.set_tracking_uri(f"sqlite:///{tmp_path / 'mlflow.db'}")
     try:

@@ -19,7 +19,15 @@ from mlflow.protos.databricks_pb2 import INVALID_PARAMETER_VALUE
 from pydantic import PrivateAttr
 
 import scorebridge as sb
-from scorebridge.kit import element, is_builtin, note_scorer, raised_score, rebuild, run_sync
+from scorebridge.kit import (
+    ScorerContractError,
+    element,
+    is_builtin,
+    note_scorer,
+    raised_score,
+    rebuild,
+    run_sync,
+)
 
 from ._native import NATIVE, Row
 
@@ -70,13 +78,22 @@ def _label(reader: Reader, expectations: Any) -> Any:
     return reader({} if expectations is None else expectations)
 
 
+def _storable(text: str) -> str:
+    """`text` as MLflow's store can hold it: a lone surrogate, which UTF-8 cannot encode, written as its escape.
+
+    MLflow writes assessments as UTF-8; one such character in a rationale or a
+    metadata value lost the row's assessments (and with them its result table).
+    """
+    return text if text.isascii() else text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _text(value: Any) -> str:
     if isinstance(value, str):
-        return value
+        return _storable(value)
     try:
-        return json.dumps(value, default=repr, ensure_ascii=False)
+        return _storable(json.dumps(value, default=repr, ensure_ascii=False))
     except (TypeError, ValueError):  # a circular structure, a key that is not a string
-        return repr(value)
+        return _storable(repr(value))
 
 
 def feedback(score: sb.Score, name: str) -> Feedback | None:
@@ -92,13 +109,14 @@ def feedback(score: sb.Score, name: str) -> Feedback | None:
     if score.correct is None:
         return None
     kind = score.failure_kind
-    metadata = {str(k): _text(v) for k, v in score.metadata.items()} if score.metadata else {}
+    metadata = {_text(str(k)): _text(v) for k, v in score.metadata.items()} if score.metadata else {}
+    explanation = None if score.explanation is None else _storable(score.explanation)
     error = None
     if kind is not None:
         metadata[FAILURE_KIND] = kind
         if kind == "error":
-            error = AssessmentError(error_code=ERROR_CODE, error_message=score.explanation or "the scorer failed")
-    return Feedback(name=name, value=score.value, error=error, rationale=score.explanation, metadata=metadata or None)
+            error = AssessmentError(error_code=ERROR_CODE, error_message=explanation or "the scorer failed")
+    return Feedback(name=name, value=score.value, error=error, rationale=explanation, metadata=metadata or None)
 
 
 class Bridge(NamedTuple):
@@ -114,6 +132,25 @@ class Bridge(NamedTuple):
     label: Reader
     on_error: str
     trusted: bool
+
+
+def _row(bridge: Bridge, inputs: Any, outputs: Any, expectations: Any) -> tuple[Any, Any, Any]:
+    """(item, output, label) of MLflow's row, by the bridge's readers; a reader that raises is named."""
+    part, given = "label", expectations
+    try:
+        if type(expectations) is dict and type(bridge.label) is str:  # MLflow's own row: the common case
+            label = expectations.get(bridge.label)
+        else:
+            label = _label(bridge.label, expectations)
+        part, given = "item", inputs
+        item = inputs if bridge.item is None else _read(bridge.item, inputs)
+        part, given = "output", outputs
+        output = outputs if bridge.output is None else _read(bridge.output, outputs)
+    except Exception as exc:  # MLflow shows str(exc) alone: a bare KeyError said "'answer'"
+        raise ScorerContractError(
+            f"to_mlflow({bridge.scorer.name}): its {part}= reader raised {exc!r:.200} reading {_text(given)[:200]}"
+        ) from exc
+    return item, output, label
 
 
 class ScorebridgeScorer(Scorer):
@@ -152,12 +189,7 @@ class ScorebridgeScorer(Scorer):
         scorer = bridge.scorer
         label = None
         try:
-            item = inputs if bridge.item is None else _read(bridge.item, inputs)
-            output = outputs if bridge.output is None else _read(bridge.output, outputs)
-            if type(expectations) is dict and type(bridge.label) is str:  # MLflow's own row: the common case
-                label = expectations.get(bridge.label)
-            else:
-                label = _label(bridge.label, expectations)
+            item, output, label = _row(bridge, inputs, outputs, expectations)
             if bridge.trusted:
                 score = scorer.fn(item, output, label)
             else:
@@ -172,7 +204,7 @@ class ScorebridgeScorer(Scorer):
             if bridge.on_error == "raise":
                 note_scorer(exc, scorer.name)
                 raise  # MLflow records it as the row's SCORER_ERROR, left out of the mean
-            score = raised_score(scorer.name, exc, label)
+            score = raised_score(scorer.name, exc, label, needs_label=scorer.needs_label)
         return feedback(score, self.name)
 
     def model_dump(self, **kwargs: Any) -> dict[str, Any]:

@@ -48,8 +48,16 @@ def summarize(result: Any, name: str) -> Summary:
     kind "error", as scorebridge counts it; with `to_mlflow(on_error="record")`
     the two agree.
     """
-    frame = getattr(result, "result_df", None)
-    if frame is None or "assessments" not in frame.columns:
+    if not hasattr(result, "result_df"):
+        raise ValueError("summarize: expected the result of mlflow.genai.evaluate, with a result_df of assessments")
+    frame = result.result_df
+    if frame is None:  # MLflow builds none when it cannot read back the traces it logged
+        raise ValueError(
+            "summarize: MLflow made no result table for this evaluation (result_df is None), so there is no "
+            "row to count; MLflow gives none when it cannot read back the traces it logged, as for a row "
+            "whose expectations hold NaN (leave the label out instead). Its metrics are MLflow's own"
+        )
+    if "assessments" not in frame.columns:
         raise ValueError("summarize: expected the result of mlflow.genai.evaluate, with a result_df of assessments")
     verdicts = []
     for assessments in frame["assessments"]:
