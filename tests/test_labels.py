@@ -467,6 +467,24 @@ def test_a_recorded_error_on_an_unlabelled_row_counts_for_a_scorer_that_needs_no
     assert (scores[0].grade, scores[0].failure_kind) == ("I", "error")
 
 
+def test_the_command_line_counts_a_recorded_error_on_an_unlabelled_row_for_a_scorer_that_needs_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The CLI recorded it unscored whatever the scorer's needs_label said: 1 of 1 where score_many gives 1 of 2.
+    scorer_file = tmp_path / "free_scorer.py"
+    scorer_file.write_text(
+        "from scorebridge import scorer\n\ndef free(item, output, label):\n"
+        "    if output == 'b':\n        raise ValueError('no b')\n    return True\n\n"
+        "free = scorer(free, needs_label=False)\n",
+        encoding="utf-8",
+    )
+    data = tmp_path / "data.jsonl"
+    data.write_text('{"output": "a", "label": null}\n{"output": "b", "label": null}\n', encoding="utf-8")
+    status = main(["score", str(data), "--scorer", f"{scorer_file}@free", "--on-error", "record", "--format", "json"])
+    assert status == 0
+    assert json.loads(capsys.readouterr().out)["accuracy"] == 0.5
+
+
 @pytest.mark.parametrize("concurrency", [1, 3])
 def test_benchmark_records_a_raising_scorer_with_on_error_record(concurrency: int) -> None:
     result = sb.benchmark(

@@ -283,6 +283,19 @@ def test_on_error_record_gives_a_scorer_raising_on_row_2_of_3_a_third_over_3(tmp
     assert summary.accuracy == pytest.approx(1 / 3)
 
 
+def test_on_error_record_counts_a_raising_unlabelled_row_for_a_scorer_that_needs_none(tmp_path: Path) -> None:
+    # The engine recorded it unscored whatever the scorer's needs_label said: 1 of 1 where score_many gives 1 of 2.
+    def free(item: Any, output: Any, label: Any) -> bool:
+        if output == "b":
+            raise ValueError("no b")
+        return True
+
+    rows = [{"output": "a", "label": None}, {"output": "b", "label": None}]
+    source = namespace(write_jsonl(tmp_path / "data.jsonl", rows), on_error="record")
+    [summary], _ = score_with_ray(source, sb.scorer(free, needs_label=False))
+    assert (summary.scored, summary.accuracy) == (2, 0.5)
+
+
 def test_two_scorers_give_a_summary_each_and_columns_each(tmp_path: Path) -> None:
     source = write_jsonl(tmp_path / "data.jsonl", ROWS)
     out = tmp_path / "scored.parquet"

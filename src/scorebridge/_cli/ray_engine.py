@@ -54,7 +54,6 @@ import ray.data
 from scorebridge_ray import score_dataset, summarize, summarize_groups
 from scorebridge_ray._ship import ship
 
-from .._protocol.record import raised_score
 from .._protocol.score import Score, UnreadableLabel
 from .._protocol.scorer import Scorer
 from .._runner.files import JSONL_SUFFIXES, PARQUET_SUFFIXES, SUFFIXES, RowError, format_of, read_rows
@@ -304,7 +303,7 @@ def _marking(shipped: bytes, what: str, record: bool) -> Scorer:
     def error(exc: Exception, label: Any) -> Score:
         if isinstance(exc, UnreadableLabel):  # raised whatever --on-error says (raised_score's rule): named
             return _marked(Score(False, None, "error", 0.0, None, {}), _RAISED, describe(exc))
-        score = raised_score(name, exc, label)
+        score = scorer._raised(exc, label)  # its needs_label decides an unlabelled row's count
         return score if record else _marked(score, _RAISED, describe(exc))
 
     def read(score: Score, seen: list[str]) -> Score:

@@ -25,7 +25,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from importlib import import_module
 from typing import IO, TYPE_CHECKING, Any, Final
 
-from .._protocol.record import raised_score
 from .._protocol.score import FAILURE_KINDS, Score, ScorerContractError, UnreadableLabel
 from .._protocol.scorer import Scorer
 from .._runner.files import RowError, format_of, read_rows, read_stream
@@ -244,7 +243,7 @@ class _Scoring:
         `raised_score` raises whatever on_error says) the exception, to be named with its line."""
         if self.record:
             try:
-                return raised_score(scorer.name, exc, label)
+                return scorer._raised(exc, label)  # its needs_label decides an unlabelled row's count
             except UnreadableLabel:
                 pass
         raise _Raised(scorer, exc) from None
