@@ -123,10 +123,12 @@ def score_fn(
                 finally:
                     NATIVE.drop(token)
         except sb.ScorerContractError as exc:  # a label it cannot read, a return value of the wrong shape
-            if on_error == "raise":  # the sample named in the message: the data's problem, found by its id
-                raise sb.ScorerContractError(f"{exc} (sample {state.sample_id!r})").with_traceback(
-                    exc.__traceback__
-                ) from None
+            # The sample named in the message: the data's problem, found by its id. An unreadable label is raised
+            # with "record" too (the core's rule), and keeps its class, so `except UnreadableLabel` catches it.
+            unreadable = isinstance(exc, sb.UnreadableLabel)
+            if on_error == "raise" or unreadable:
+                named = sb.UnreadableLabel if unreadable else sb.ScorerContractError
+                raise named(f"{exc} (sample {state.sample_id!r})").with_traceback(exc.__traceback__) from None
             result = raised_score(scorer.name, exc, label, needs_label=scorer.needs_label)
         except Exception as exc:
             if on_error == "raise":
