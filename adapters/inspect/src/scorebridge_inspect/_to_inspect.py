@@ -13,7 +13,7 @@ from inspect_ai.scorer import scorer as inspect_scorer
 from inspect_ai.solver import TaskState
 
 import scorebridge as sb
-from scorebridge.kit import is_builtin, note_scorer, raised_score, recorded
+from scorebridge.kit import is_builtin, naming_row, note_scorer, raised_score, recorded
 
 from ._compat import Metrics
 from ._from_inspect import InspectCall
@@ -124,11 +124,9 @@ def score_fn(
                     NATIVE.drop(token)
         except sb.ScorerContractError as exc:  # a label it cannot read, a return value of the wrong shape
             # The sample named in the message: the data's problem, found by its id. An unreadable label is raised
-            # with "record" too (the core's rule), and keeps its class, so `except UnreadableLabel` catches it.
-            unreadable = isinstance(exc, sb.UnreadableLabel)
-            if on_error == "raise" or unreadable:
-                named = sb.UnreadableLabel if unreadable else sb.ScorerContractError
-                raise named(f"{exc} (sample {state.sample_id!r})").with_traceback(exc.__traceback__) from None
+            # with "record" too (the core's rule).
+            if on_error == "raise" or isinstance(exc, sb.UnreadableLabel):
+                raise naming_row(exc, f"sample {state.sample_id!r}") from None
             result = raised_score(scorer.name, exc, label, needs_label=scorer.needs_label)
         except Exception as exc:
             if on_error == "raise":
