@@ -27,6 +27,7 @@ __all__ = [
     "note_scorer",
     "on_scorer_defined",
     "scorer",
+    "unlabelled",
 ]
 
 ScorerFn = Callable[..., Any]
@@ -87,6 +88,14 @@ def note_scorer(exc: BaseException, name: str) -> None:
 
 
 _MISSING: Final = object()
+
+
+def unlabelled(scorer: Scorer, label: Any) -> bool:
+    """True when `scorer` records a row with this label unscored for want of a label: any form of "no label"
+    (a declared label reads as none too: the text "nan" for `label: float`), for a scorer that needs one.
+    A label the scorer cannot read is an `UnreadableLabel`."""
+    return scorer._given(label)[1]
+
 
 _POSITIONAL: Final = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
