@@ -174,6 +174,20 @@ def test_a_file_that_raises_on_import_is_one_line_with_its_line(
     assert err == "scorebridge score: cannot import broken.py: RuntimeError: no key set (broken.py, line 3)\n"
 
 
+def test_a_scorer_file_whose_function_scorer_refuses_names_the_files_line(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The line named was scorebridge's own (scorer.py, line 107), not the user's decorated function.
+    (folder / "two.py").write_text(
+        "from scorebridge import scorer\n\n\n@scorer\ndef two(output, label):\n    return output == label\n",
+        encoding="utf-8",
+    )
+    status, _, err = score(capsys, "--scorer", "two.py@two")
+    assert status == 2
+    assert err.startswith("scorebridge score: cannot import two.py: TypeError: scorer 'two': fn must take three ")
+    assert err.endswith(" (two.py, line 4)\n")
+
+
 def test_a_file_with_a_syntax_error_names_the_line(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (folder / "typo.py").write_text("x = 1\ndef f(:\n", encoding="utf-8")
     status, _, err = score(capsys, "--scorer", "typo.py@f")

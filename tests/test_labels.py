@@ -277,6 +277,13 @@ def test_benchmark_refuses_an_unconvertible_label_before_any_arm_runs_naming_the
     )
 
 
+def test_benchmark_refuses_an_unconvertible_label_as_an_unreadable_label() -> None:
+    # benchmark() re-raised it as a plain ScorerContractError: `except UnreadableLabel`, which catches it from a
+    # plain call and score_many, missed it here.
+    with pytest.raises(sb.UnreadableLabel):
+        sb.benchmark({"arm": lambda item: "1"}, [0, 1], ["1", "three"], scorer=sb.scorer(seen_float))
+
+
 def test_a_declared_label_type_is_kept_by_with_options_and_pickling() -> None:
     def near(item: Any, output: Any, label: float, *, tolerance: float = 0.01) -> dict[str, Any]:
         return _seen(item, output, label)

@@ -204,6 +204,9 @@ def test_mlflow(graded: sb.Scorer, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("MLFLOW_DISABLE_TELEMETRY", "true")
     monkeypatch.setenv("MLFLOW_EXPERIMENT_ID", "")  # mlflow.set_experiment sets it: gone again after the test
     monkeypatch.delenv("MLFLOW_EXPERIMENT_ID")
+    # set_experiment also keeps the id in a global of MLflow's: a later test on its own store (docs/mlflow.md's,
+    # in the same worker) then looked for experiment 1 there ("No Experiment with id=1 exists")
+    monkeypatch.setattr("mlflow.tracking.fluent._active_experiment_id", None)
     monkeypatch.chdir(tmp_path)
     # set_experiment makes it the process's active experiment: a test that ran after this one on another
     # store (the docs' MLflow page) was refused with "No Experiment with id=1 exists"

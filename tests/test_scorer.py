@@ -37,6 +37,28 @@ def test_scorer_fn_must_be_callable() -> None:
         sb.scorer("same", "same")  # type: ignore[arg-type]
 
 
+def test_a_function_that_cannot_take_item_output_and_label_is_refused_when_the_scorer_is_made() -> None:
+    # A function of (output, label) was accepted and raised TypeError on every row: a TRL reward, which records
+    # errors by default, then trained on a reward of 0.0 for every completion, with one warning.
+    def two(output: Any, label: Any) -> bool:
+        return bool(output == label)
+
+    with pytest.raises(TypeError) as caught:
+        sb.scorer(two)
+    assert str(caught.value) == (
+        "scorer 'two': fn must take three positional arguments, (item, output, label); two(output, label) takes 2"
+    )
+
+
+def test_a_function_of_item_output_label_with_options_or_defaults_is_a_scorer() -> None:
+    # the arity check refuses only what cannot be called with three arguments
+    def loose(item: Any, output: Any, label: Any = None, extra: Any = None, *, tolerance: float = 0.1) -> bool:
+        return True
+
+    assert sb.scorer(loose)(None, "a", "a").correct is True
+    assert sb.scorer(lambda *args: True, name="anything")(None, "a", "a").correct is True
+
+
 def test_scorer_is_immutable() -> None:
     s = sb.scorer(same)
     with pytest.raises(AttributeError):

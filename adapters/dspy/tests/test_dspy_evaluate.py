@@ -118,6 +118,16 @@ def test_a_label_the_scorer_cannot_read_is_refused_before_the_program_runs_namin
     )
 
 
+def test_a_label_the_scorer_cannot_read_is_refused_as_an_unreadable_label() -> None:
+    # evaluate() re-raised it as a plain ScorerContractError: `except UnreadableLabel`, which catches it from the
+    # metric DSPy calls, missed it here.
+    def near(item: Any, output: Any, label: float) -> bool:
+        return True
+
+    with pytest.raises(sb.UnreadableLabel):
+        _run(sb.scorer(near), {"q1": "1.5", "q2": "one"}, lambda question: dspy.Prediction(answer="1"))
+
+
 def test_a_scorer_that_needs_no_label_scores_examples_without_a_label_field() -> None:
     def short(item: Any, output: Any, label: Any) -> bool:
         return len(output) <= 4

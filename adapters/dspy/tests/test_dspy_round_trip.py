@@ -74,7 +74,7 @@ def test_a_lambda_in_and_back_out_is_the_lambda() -> None:
     assert to_dspy(from_dspy(metric)) is metric
 
 
-@pytest.mark.parametrize("scorer", [EXACT, sb.scorer(hour_of, name="hours")])
+@pytest.mark.parametrize("scorer", [EXACT, sb.scorer(lambda item, output, label: output == label, name="hours")])
 def test_a_scorer_out_and_back_is_the_scorer_itself(scorer: sb.Scorer) -> None:
     assert from_dspy(to_dspy(scorer)) is scorer
     assert from_dspy(to_dspy(scorer, label_field="hour", feedback=False)) is scorer  # DSPy-side options

@@ -388,6 +388,25 @@ def test_a_target_the_scorer_cannot_read_is_raised_even_with_on_error_record(
         run(to_inspect(sb.scorer(_near), on_error="record"), make_state("45.3"), "about 45")
 
 
+def test_a_target_the_scorer_cannot_read_names_the_sample_with_on_error_record(
+    make_state: Callable[..., TaskState],
+) -> None:
+    # With "record" the eval's error said which label it could not read, but not which sample held it
+    # ("raise" named it): in an eval of thousands of samples the typo could not be found.
+    with pytest.raises(sb.UnreadableLabel) as caught:
+        run(to_inspect(sb.scorer(_near), on_error="record"), make_state("45.3"), "about 45")
+    assert str(caught.value) == "_near: cannot read the label 'about 45' as float: it is not a number (sample 1)"
+
+
+def test_a_target_the_scorer_cannot_read_is_an_unreadable_label_with_on_error_raise(
+    make_state: Callable[..., TaskState],
+) -> None:
+    # With "raise" the error became a plain ScorerContractError: `except UnreadableLabel`, which catches it in
+    # every other harness, missed it inside Inspect.
+    with pytest.raises(sb.UnreadableLabel):
+        run(to_inspect(sb.scorer(_near)), make_state("45.3"), "about 45")
+
+
 def _short(item: Any, output: Any, label: Any) -> bool:
     return len(output) <= 5
 

@@ -98,6 +98,25 @@ def test_a_scorer_that_cannot_tell_fails_as_not_scored() -> None:
     assert message.splitlines()[0] == "unsure: not scored: the scorer could not tell (correct is None)"
 
 
+def _near(item: Any, output: Any, label: float) -> Any:
+    return {"correct": None if label is None else abs(float(output) - label) <= 0.01 * abs(label)}
+
+
+def test_a_label_the_scorer_reads_as_none_fails_as_having_no_label() -> None:
+    # A CSV cell "NaN" is no label to `label: float`, yet the message blamed the scorer ("could not tell").
+    message = _fails(assert_scored, sb.scorer(_near), "3.14", "NaN")
+    assert message.splitlines()[0] == "_near: not scored: the item has no label"
+
+
+def test_a_scorer_that_needs_no_label_and_says_none_could_not_tell() -> None:
+    # With needs_label=False a missing label does not make a row unscored: the scorer's own None did.
+    unsure = sb.scorer(
+        lambda item, output, label: {"correct": None if label is None else True}, name="unsure", needs_label=False
+    )
+    message = _fails(assert_scored, unsure, "Paris", None)
+    assert message.splitlines()[0] == "unsure: not scored: the scorer could not tell (correct is None)"
+
+
 def test_a_partial_value_is_shown_in_the_message() -> None:
     half = sb.scorer(lambda item, output, label: {"correct": False, "value": 0.4}, name="half")
     assert "  value:        0.4" in _fails(assert_scored, half, "a", "b").splitlines()

@@ -70,12 +70,24 @@ def _module_name(path: Path) -> str:
     return f"_scorebridge_file_{abs(hash(str(path))):x}"
 
 
+def _ours(filename: str) -> bool:
+    """True for a file of scorebridge's own packages (the hub and its adapters), as imported."""
+    folders = [
+        os.path.dirname(getattr(module, "__file__", None) or "") + os.sep
+        for name, module in list(sys.modules.items())
+        if name in ("scorebridge", "pytest_scorebridge") or (name.startswith("scorebridge_") and "." not in name)
+    ]
+    return any(folder != os.sep and filename.startswith(folder) for folder in folders)
+
+
 def describe(exc: BaseException) -> str:
     """`Type: message (file.py, line N)`: an exception in one line, with the line it was raised at."""
     if isinstance(exc, SyntaxError):
         at = f" ({os.path.basename(exc.filename or '?')}, line {exc.lineno})" if exc.lineno else ""
         return f"SyntaxError: {exc.msg}{at}"
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<")]
+    # the user's line rather than scorebridge's own: `@scorer` on a function it refuses raises inside scorebridge
+    frames = [f for f in frames if not _ours(f.filename)] or frames
     at = f" ({os.path.basename(frames[-1].filename)}, line {frames[-1].lineno})" if frames else ""
     message = str(exc)
     return f"{type(exc).__name__}: {message:.300}{at}" if message else f"{type(exc).__name__}{at}"

@@ -16,6 +16,7 @@ __all__ = [
     "make_score",
     "metadata_dict",
     "metadata_text",
+    "naming_row",
 ]
 
 FailureKind = Literal["parse_failure", "refusal", "not_in_document", "wrong", "budget_stop", "error"]
@@ -55,6 +56,17 @@ class UnreadableLabel(ScorerContractError):
     label; where the row is known (a file line, a sample id, an item), a note
     or the message names it too.
     """
+
+
+def naming_row(exc: ScorerContractError, where: str) -> ScorerContractError:
+    """`exc` with the row that broke the contract named in its message ("... (sample 3)"), its class kept.
+
+    An `UnreadableLabel` stays one, so `except UnreadableLabel` catches it
+    whichever entry point found it; any other contract error is a
+    `ScorerContractError`. The traceback is `exc`'s; raise it `from None`.
+    """
+    named = UnreadableLabel if isinstance(exc, UnreadableLabel) else ScorerContractError
+    return named(f"{exc} ({where})").with_traceback(exc.__traceback__)
 
 
 class _Slots:

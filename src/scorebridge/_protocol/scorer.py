@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
+import inspect
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
@@ -26,6 +27,7 @@ __all__ = [
     "note_scorer",
     "on_scorer_defined",
     "scorer",
+    "unlabelled",
 ]
 
 ScorerFn = Callable[..., Any]
@@ -86,6 +88,35 @@ def note_scorer(exc: BaseException, name: str) -> None:
 
 
 _MISSING: Final = object()
+
+
+def unlabelled(scorer: Scorer, label: Any) -> bool:
+    """True when `scorer` records a row with this label unscored for want of a label: any form of "no label"
+    (a declared label reads as none too: the text "nan" for `label: float`), for a scorer that needs one.
+    A label the scorer cannot read is an `UnreadableLabel`."""
+    return scorer._given(label)[1]
+
+
+_POSITIONAL: Final = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+def _check_arity(name: str, fn: Any) -> None:
+    """A TypeError naming the scorer when `fn` cannot be called with (item, output, label), found when the
+    scorer is made rather than on the first row (where a harness that records errors would score every row
+    an "error"). A callable whose signature cannot be read is let through."""
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return
+    positional = [p for p in parameters if p.kind in _POSITIONAL]
+    takes_three = len(positional) >= 3 or any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in parameters)
+    required = [p for p in positional if p.default is inspect.Parameter.empty]
+    if not takes_three or len(required) > 3:
+        shown_as = f"{getattr(fn, '__name__', type(fn).__name__)}({', '.join(p.name for p in positional)})"
+        raise TypeError(
+            f"scorer {name!r}: fn must take three positional arguments, (item, output, label); {shown_as} "
+            f"takes {len(required)}{'' if len(required) == len(positional) else f' to {len(positional)}'}"
+        )
 
 
 class _LabelCheck:
@@ -234,6 +265,7 @@ class Scorer:
             raise ValueError("a scorer needs a name, and a lambda has none: pass name=, e.g. scorer(fn, name='mine')")
         if not callable(fn):
             raise TypeError(f"scorer {name!r}: fn must be callable; got {type(fn).__name__}")
+        _check_arity(name, fn)
         if factory is not None and not callable(factory):
             raise TypeError(f"scorer {name!r}: factory must be callable or None; got {type(factory).__name__}")
         if not isinstance(recorded, bool):

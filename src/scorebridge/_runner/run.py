@@ -13,7 +13,7 @@ from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from .._protocol.record import recorded
-from .._protocol.score import FailureKind, Score, ScorerContractError
+from .._protocol.score import FailureKind, Score, ScorerContractError, naming_row
 from .._protocol.scorer import OnError, Scorer, add_note, check_on_error, is_async
 from .._protocol.sync import run_sync
 from .._protocol.values import label_is_missing
@@ -169,7 +169,7 @@ class _Run:
                 check(label)
             except ScorerContractError as exc:  # the item in the message itself: it is the data's problem
                 where = f"the label of item {self.ids[i]!r} (index {i}); no arm was run"
-                raise ScorerContractError(f"{exc} ({where})").with_traceback(exc.__traceback__) from None
+                raise naming_row(exc, where) from None
             except Exception as exc:
                 add_note(exc, f"the label of item {self.ids[i]!r} (index {i}); no arm was run")
                 raise

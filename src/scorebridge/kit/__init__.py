@@ -90,8 +90,16 @@ from .._protocol.reading import (
     presort,
 )
 from .._protocol.record import raised_score, record, recorded
-from .._protocol.score import ScorerContractError, metadata_dict, metadata_text
-from .._protocol.scorer import Scorer, add_note, defined_scorers, is_async, note_scorer, on_scorer_defined
+from .._protocol.score import ScorerContractError, metadata_dict, metadata_text, naming_row
+from .._protocol.scorer import (
+    Scorer,
+    add_note,
+    defined_scorers,
+    is_async,
+    note_scorer,
+    on_scorer_defined,
+    unlabelled,
+)
 from .._protocol.values import is_bool, is_missing, is_number, label_is_missing, plain_digits
 from .._runner.files import RowError, read_rows
 from .._runner.groups import group_key, group_name, parse_group_by
@@ -133,6 +141,7 @@ __all__ = [
     "label_is_missing",
     "metadata_dict",
     "metadata_text",
+    "naming_row",
     "note_scorer",
     "on_scorer_defined",
     "parse_group_by",
@@ -146,6 +155,7 @@ __all__ = [
     "run_sync",
     "sync_and_async",
     "text_table",
+    "unlabelled",
     "verdict",
 ]
 

@@ -9,7 +9,7 @@ from typing import Any, Literal, NamedTuple
 import dspy
 
 from scorebridge import Score, Scorer, ScorerContractError, Summary
-from scorebridge.kit import add_note, is_builtin, label_is_missing, raised_score, recorded
+from scorebridge.kit import add_note, is_builtin, label_is_missing, naming_row, raised_score, recorded
 
 from ._metric import ScorerMetric
 
@@ -150,7 +150,7 @@ def _check_labels(metric: ScorerMetric, examples: list[Any]) -> None:
             check(metric.label(gold))
         except ScorerContractError as exc:
             where = f"the label of example {i} of the devset; no model was called"
-            raise ScorerContractError(f"{exc} ({where})").with_traceback(exc.__traceback__) from None
+            raise naming_row(exc, where) from None
 
 
 def _raise_first(raised: dict[int, Exception], examples: list[Any], cause: BaseException | None) -> None:

@@ -13,7 +13,7 @@ from inspect_ai.scorer import scorer as inspect_scorer
 from inspect_ai.solver import TaskState
 
 import scorebridge as sb
-from scorebridge.kit import is_builtin, note_scorer, raised_score, recorded
+from scorebridge.kit import is_builtin, naming_row, note_scorer, raised_score, recorded
 
 from ._compat import Metrics
 from ._from_inspect import InspectCall
@@ -123,10 +123,10 @@ def score_fn(
                 finally:
                     NATIVE.drop(token)
         except sb.ScorerContractError as exc:  # a label it cannot read, a return value of the wrong shape
-            if on_error == "raise":  # the sample named in the message: the data's problem, found by its id
-                raise sb.ScorerContractError(f"{exc} (sample {state.sample_id!r})").with_traceback(
-                    exc.__traceback__
-                ) from None
+            # The sample named in the message: the data's problem, found by its id. An unreadable label is raised
+            # with "record" too (the core's rule).
+            if on_error == "raise" or isinstance(exc, sb.UnreadableLabel):
+                raise naming_row(exc, f"sample {state.sample_id!r}") from None
             result = raised_score(scorer.name, exc, label, needs_label=scorer.needs_label)
         except Exception as exc:
             if on_error == "raise":

@@ -25,7 +25,7 @@ def _check_one(scorer: Scorer, score: Score, output: Any, label: Any, item: Any)
     __tracebackhide__ = True
     note(scorer, [score])
     if score.correct is not True:
-        raise AssertionError(score_message(scorer.name, score, output, label, item))
+        raise AssertionError(score_message(scorer, score, output, label, item))
     return score
 
 

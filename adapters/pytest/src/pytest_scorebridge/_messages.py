@@ -6,8 +6,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Final
 
-from scorebridge import FAILURE_KINDS, Score
-from scorebridge.kit import Summary, label_is_missing, text_table
+from scorebridge import FAILURE_KINDS, Score, Scorer, ScorerContractError
+from scorebridge.kit import Summary, text_table, unlabelled
 
 from ._state import safe_repr
 
@@ -51,17 +51,22 @@ def _text(value: str | None, limit: int) -> str:
     return NONE if value is None else cut(value, limit)
 
 
-def _unscored_reason(label: Any) -> str:
-    """Why a Score has no verdict: the item has no label, or the scorer could not tell."""
-    if label_is_missing(label):
+def _unscored_reason(scorer: Scorer, label: Any) -> str:
+    """Why a Score has no verdict: the item has no label (as the scorer reads it), or the scorer could not tell."""
+    try:
+        no_label = unlabelled(scorer, label)
+    except ScorerContractError:  # not reached: the scorer read this label to score it
+        no_label = False
+    if no_label:
         return "not scored: the item has no label"
     return "not scored: the scorer could not tell (correct is None)"
 
 
-def score_message(name: str, score: Score, output: Any, label: Any, item: Any) -> str:
+def score_message(scorer: Scorer, score: Score, output: Any, label: Any, item: Any) -> str:
     """Why `score` fails `assert_scored`: the verdict on one line, then every field."""
+    name = scorer.name
     if score.correct is None:
-        head = f"{name}: {_unscored_reason(label)}"
+        head = f"{name}: {_unscored_reason(scorer, label)}"
     else:
         head = f"{name}: the output is not correct (failure kind: {score.failure_kind})"
     lines = [head]
