@@ -208,9 +208,6 @@ def test_mlflow(graded: sb.Scorer, tmp_path: Path, monkeypatch: pytest.MonkeyPat
     # in the same worker) then looked for experiment 1 there ("No Experiment with id=1 exists")
     monkeypatch.setattr("mlflow.tracking.fluent._active_experiment_id", None)
     monkeypatch.chdir(tmp_path)
-    # set_experiment makes it the process's active experiment: a test that ran after this one on another
-    # store (the docs' MLflow page) was refused with "No Experiment with id=1 exists"
-    monkeypatch.setattr(mlflow.tracking.fluent, "_active_experiment_id", None)
     mlflow.set_tracking_uri(f"sqlite:///{tmp_path / 'mlflow.db'}")
     mlflow.set_experiment("one-number")  # of this store (another test's active experiment is not in it)
     data = [
