@@ -59,6 +59,19 @@ def test_a_function_of_item_output_label_with_options_or_defaults_is_a_scorer() 
     assert sb.scorer(lambda *args: True, name="anything")(None, "a", "a").correct is True
 
 
+def test_a_bound_method_and_a_callable_object_are_checked_by_what_they_take() -> None:
+    class Judge:
+        def check(self, item: Any, output: Any, label: Any) -> bool:
+            return bool(output == label)
+
+        def __call__(self, output: Any, label: Any) -> bool:
+            return bool(output == label)
+
+    assert sb.scorer(Judge().check)(None, "a", "a").correct is True  # self is bound: three left
+    with pytest.raises(TypeError, match=r"__call__|Judge\(output, label\) takes 2"):
+        sb.scorer(Judge(), name="judge")
+
+
 def test_scorer_is_immutable() -> None:
     s = sb.scorer(same)
     with pytest.raises(AttributeError):
