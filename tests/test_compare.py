@@ -472,3 +472,13 @@ def test_groups_whose_values_print_the_same_are_named_apart(tmp_path: Path, caps
     numbers = [{**r, "k": 1} if r["k"] == "1" else r for r in text]  # one group, base's "1", named plain
     compared = sb.compare(scored(tmp_path, "base2", text), scored(tmp_path, "new2", numbers), group_by="k")
     assert [g.name for g in compared.groups] == ["1", "geo"]
+
+
+def test_the_report_names_each_sides_id_column(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sb.benchmark({"m": str.upper}, {"q1": "a"}, {"q1": "A"}, out=tmp_path / "runs.jsonl")
+    base = scored(tmp_path, "base", [{"id": "q1", "output": "A", "label": "A"}])
+    page = tmp_path / "r.html"
+    status, _, _ = compare_cli(
+        capsys, str(base), str(tmp_path / "runs.jsonl"), "--id", "id", "--id", "item_id", "--report", str(page)
+    )
+    assert status == 0 and "<dt>paired by</dt><dd>id (base) and item_id (new)</dd>" in page.read_text(encoding="utf-8")

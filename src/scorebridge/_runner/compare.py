@@ -578,15 +578,6 @@ def _with_item_fields(result: BenchmarkResult, columns: Sequence[str]) -> list[d
     return [{**fields.get(r["item_id"], {}), **r} for r in records]
 
 
-def _version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return version("scorebridge")
-    except Exception:  # not installed as a distribution (a source tree on the path)
-        return "?"
-
-
 def _read_side(label: str, run: Any, *, name: str | None, **options: Any) -> _Side:
     from .result import BenchmarkResult
 
@@ -770,7 +761,7 @@ class RunComparison:
         out += Summaries([self.base._replace(name="base"), self.new._replace(name="new")], kind="run").lines()
         out.append("")
         out.append(
-            f"paired by {_id_text(prov['id'])}: {p.pairs + self.unscored_pairs} pairs "
+            f"paired by {id_text(prov['id'])}: {p.pairs + self.unscored_pairs} pairs "
             f"({self.unscored_pairs} unscored on a side, left out), "
             f"{len(self.only_base)} only in base, {len(self.only_new)} only in new"
         )
@@ -923,11 +914,12 @@ def compare(
     return _compare(b, n, columns, output_field)
 
 
-def _id_text(id_field: str | Sequence[str]) -> str:
-    """The id that paired the rows, as the text report says it: `'id'`, or `'id' (base) and 'item_id' (new)`."""
+def id_text(id_field: str | Sequence[str], shown: Callable[[str], str] = repr) -> str:
+    """The id that paired the rows, as a report says it: `'id'`, or `'id' (base) and 'item_id' (new)`
+    (each name `shown`: quoted by default)."""
     if isinstance(id_field, str):
-        return repr(id_field)
-    return f"{id_field[0]!r} (base) and {id_field[1]!r} (new)"
+        return shown(id_field)
+    return f"{shown(id_field[0])} (base) and {shown(id_field[1])} (new)"
 
 
 def _pair_of(what: str, given: str | tuple[str, str] | None) -> tuple[str | None, str | None]:
@@ -941,6 +933,8 @@ def _pair_of(what: str, given: str | tuple[str, str] | None) -> tuple[str | None
 
 
 def _compare(b: _Side, n: _Side, columns: tuple[str, ...], output_field: str) -> RunComparison:
+    from .report import scorebridge_version
+
     partial = b.partial or n.partial
     seen = bytearray(len(n))
     table = [0, 0, 0, 0]
@@ -1051,7 +1045,7 @@ def _compare(b: _Side, n: _Side, columns: tuple[str, ...], output_field: str) ->
         "new": about(n),
         "id": b.id_field if b.id_field == n.id_field else [b.id_field, n.id_field],
         "made": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "scorebridge": _version(),
+        "scorebridge": scorebridge_version(),
     }
     return RunComparison(
         b.summary("base"),

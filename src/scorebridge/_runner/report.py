@@ -377,7 +377,7 @@ def _provenance(items: Iterable[tuple[str, Any]]) -> str:
     return f'<section id="provenance"><h2>Provenance</h2><dl class="prov">{rows}</dl></section>'
 
 
-def _version() -> str:
+def scorebridge_version() -> str:
     try:
         from importlib.metadata import version
 
@@ -434,7 +434,7 @@ def summary_page(
             rows.append((f"{whole.name} · {g.name}" if several else g.name, g))
     first = kind if not grouped else f"{kind} / {', '.join(grouped[0].columns)}"
     sections = _summary_sections(rows, first)
-    prov = [*provenance, ("made", _now()), ("scorebridge", _version())]
+    prov = [*provenance, ("made", _now()), ("scorebridge", scorebridge_version())]
     sections.append(_provenance(prov))
     if kind == "scorer":  # every scorer scored the same rows
         counted = f"{summaries[0].rows if summaries else 0} rows, {len(summaries)} scorer{'s' * (len(summaries) != 1)}"
@@ -564,8 +564,10 @@ def comparison_page(c: RunComparison, *, title: str | None = None, show: int | N
             (f"{name} arm", info.get("arm")),
         ]
 
-    about = [*side("base"), *side("new"), ("paired by", prov.get("id")), ("group by", ", ".join(c.group_by))]
-    sections.append(_provenance([*about, ("compared", prov.get("made")), ("scorebridge", _version())]))
+    from .compare import id_text
+
+    about = [*side("base"), *side("new"), ("paired by", id_text(prov["id"], str)), ("group by", ", ".join(c.group_by))]
+    sections.append(_provenance([*about, ("compared", prov.get("made")), ("scorebridge", prov.get("scorebridge"))]))
     name = title or f"{prov['base']['source']} → {prov['new']['source']}"
     return _page(name, f"scorebridge compare · {p.pairs} pairs · {_now()}", sections)
 
