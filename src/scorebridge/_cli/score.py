@@ -546,7 +546,8 @@ def run(args: argparse.Namespace) -> int:
     scorers = load_scorers(args.scorers, args.options)
     _check_out(args)
     _check_group_by(args)
-    _check_report(args)
+    if args.report is not None:
+        check_report(args.report)  # before any row is scored
     if args.engine == "ray":
         return _report(args, scorers, *_with_ray(args, scorers))
     outcome = _local(args, scorers)
@@ -561,10 +562,3 @@ def _check_group_by(args: argparse.Namespace) -> None:
         parse_group_by(args.group_by)
     except ValueError as exc:
         raise UsageError(f"--group-by: {str(exc).removeprefix('group_by: ')}") from None
-
-
-def _check_report(args: argparse.Namespace) -> None:
-    """Refuse a `--report` that cannot be written, before any row is scored."""
-    if args.report is None:
-        return
-    check_report(args.report)

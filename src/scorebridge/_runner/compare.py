@@ -569,12 +569,10 @@ def _memory_rows(
 def _with_item_fields(result: BenchmarkResult, columns: Sequence[str]) -> list[dict[str, Any]]:
     """A result's records as rows, each with its item's fields `columns` (what group-by reads; a record's own
     field of that name is kept)."""
-    from .._protocol.reading import element
-
     records: list[dict[str, Any]] = result.to_records()
     if not columns:
         return records
-    fields = {item_id: {c: element(item, c) for c in columns} for item_id, item in result.items.items()}
+    fields = result.item_fields(columns)
     return [{**fields.get(r["item_id"], {}), **r} for r in records]
 
 

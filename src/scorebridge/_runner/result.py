@@ -119,17 +119,21 @@ class BenchmarkResult:
             rows.append(groups.whole)
         return Summaries(rows, kind=f"arm / {', '.join(grouped[0].columns)}" if grouped else "arm")
 
+    def item_fields(self, columns: Sequence[str]) -> dict[Hashable, dict[str, Any]]:
+        """Each item's fields `columns` by its id (a mapping's key or an attribute; None where it has none):
+        what `summary(group_by=...)` and `compare(..., group_by=...)` group a record by."""
+        from .._protocol.reading import element
+
+        return {item_id: {c: element(item, c) for c in columns} for item_id, item in self.items.items()}
+
     def grouped(self, group_by: str | Sequence[str]) -> list[GroupedSummaries]:
         """Per arm, a `GroupedSummaries` by the item fields `group_by` (see `summary`)."""
-        from .._protocol.reading import element
         from .groups import GroupedSummaries, parse_group_by
 
         columns = parse_group_by(group_by)
         if not columns:
             raise ValueError("summary: group_by names no field")
-        fields: dict[Hashable, dict[str, Any]] = {}
-        for item_id, item in self.items.items():
-            fields[item_id] = {c: element(item, c) for c in columns}
+        fields = self.item_fields(columns)
         if all(v is None for f in fields.values() for v in f.values()):
             raise ValueError(f"summary: no item has the field {', '.join(map(repr, columns))} to group by")
         by_arm: dict[str, list[tuple[dict[str, Any] | None, BenchmarkRecord]]] = {a: [] for a in self.arms}
