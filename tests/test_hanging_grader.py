@@ -1,4 +1,4 @@
-"""A grader that hangs, with `timeout=1`: every harness finishes, the row unscored with `grader_failed`.
+"""A grader that hangs, with `timeout=1` and no retry: every harness finishes, the row unscored with `grader_failed`.
 
 Before `timeout`, a hanging grader blocked for ever in every path (a plain
 call, `score_many`, `benchmark()`, DSPy's Evaluate); only Inspect AI's own
@@ -49,7 +49,9 @@ GRADERS = pytest.mark.parametrize("grader", [hangs, ahangs], ids=["sync", "async
 
 
 def graded(grader: Any) -> sb.Scorer:
-    return sb.model_graded_qa(grader, timeout=1)
+    # retry=None: one call, so the row ends at the timeout (a timed-out call is otherwise tried again,
+    # tests/test_grader_api.py)
+    return sb.model_graded_qa(grader, timeout=1, retry=None)
 
 
 def _unscored(score: sb.Score) -> None:

@@ -384,7 +384,7 @@ def test_reply_with_no_grade_is_unscored_and_says_the_grader_failed() -> None:
 
 
 def test_grader_that_raises_is_recorded_with_the_error() -> None:
-    score = sb.model_graded_qa(FakeGrader([TimeoutError("grader timed out")]))(QUESTION, "Paris", "Paris")
+    score = sb.model_graded_qa(FakeGrader([TimeoutError("grader timed out")]), retry=None)(QUESTION, "Paris", "Paris")
     assert (score.correct, score.value, score.failure_kind) == (None, None, None)
     assert score.metadata["grader_failed"] == "TimeoutError: grader timed out"
     assert score.explanation == "the grader raised TimeoutError: grader timed out"

@@ -17,6 +17,8 @@ from ._runner.groups import GroupedSummaries
 from ._runner.summary import Summaries, Summary
 from ._scorers.detect import detect_exact, detect_includes, detect_match
 from ._scorers.exact import exact
+from ._scorers.grader_cache import GraderCache
+from ._scorers.grader_calls import Retry
 from ._scorers.model_graded import model_graded_fact, model_graded_qa
 from ._scorers.pattern import detect_answer, detect_pattern
 
@@ -31,7 +33,9 @@ __all__ = [
     "BenchmarkResult",
     "BudgetExceeded",
     "FailureKind",
+    "GraderCache",
     "GroupedSummaries",
+    "Retry",
     "RunComparison",
     "Score",
     "Scorer",

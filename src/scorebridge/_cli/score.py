@@ -31,7 +31,7 @@ from .._runner.files import RowError, format_of, read_rows, read_stream
 from .._runner.groups import GroupedSummaries, group_key, group_name, parse_group_by
 from .._runner.progress import Progress, count_rows, progress_mode
 from .._runner.scored import LINE, score_columns, scorer_columns, unique_names
-from .._runner.summary import Summaries, Summary
+from .._runner.summary import Summaries, Summary, grader_failed
 from .compare import check_report
 from .load import describe, load_scorers
 from .main import EXIT, ITEM_FIELDS, UsageError
@@ -93,16 +93,17 @@ def json_line(path: str, line: int, row: Mapping[str, Any], scores: Mapping[str,
 class _Tally:
     """A scorer's counts so far, as `Summary.of` counts (a test holds the two to the same numbers)."""
 
-    __slots__ = ("correct", "kinds", "rows", "scored", "total")
+    __slots__ = ("correct", "failed", "kinds", "rows", "scored", "total")
 
     def __init__(self) -> None:
-        self.rows = self.scored = self.correct = 0
+        self.rows = self.scored = self.correct = self.failed = 0
         self.total = 0.0
         self.kinds = dict.fromkeys(FAILURE_KINDS, 0)
 
     def add(self, score: Score) -> None:
         self.rows += 1
         if score.correct is None:
+            self.failed += grader_failed(score)
             return
         self.scored += 1
         self.correct += score.correct is True
@@ -111,7 +112,9 @@ class _Tally:
             self.kinds[score.failure_kind] += 1
 
     def summary(self, name: str) -> Summary:
-        return Summary.from_counts(name, self.rows, self.scored, self.correct, self.total, self.kinds)
+        return Summary.from_counts(
+            name, self.rows, self.scored, self.correct, self.total, self.kinds, grader_failed=self.failed
+        )
 
 
 class _Grades:
@@ -513,6 +516,9 @@ def _report(
         made = ", ".join(map(repr, scorers))
         print(f"{name}: {rows} row{'' if rows == 1 else 's'} scored with {made}", file=to)
         print(Summaries(summaries, kind="scorer"), file=to)
+        for summary in summaries:
+            if summary.grader_failed:  # told apart from the rows with no label, which are expected
+                print(f"{summary.name} unscored: {summary.unscored_because()}", file=to)
         for n, groups in enumerate(grouped):
             whose = f"{summaries[n].name} " if len(summaries) > 1 else ""
             print(f"\n{whose}by {', '.join(groups.columns)}:", file=to)

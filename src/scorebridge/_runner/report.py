@@ -56,6 +56,7 @@ COLOURS: Final = {
     "wrong": "#d1495b",
     "budget_stop": "#8c6d46",
     "error": "#5a5a5a",
+    "grader_failed": "#9e9ac8",
     "unscored": "#c9c9c9",
     "drop": "#c0392b",
     "gain": "#2e8b57",
@@ -209,11 +210,18 @@ def accuracy_chart(rows: Sequence[tuple[str, Summary]], *, paired: bool = False)
 
 
 def _segments(s: Summary) -> list[tuple[str, int]]:
-    return [("correct", s.correct), *((k, s.failure_kinds[k]) for k in FAILURE_KINDS), ("unscored", s.unscored)]
+    # the unscored rows whose grader failed apart from the others (no label): a failure to look into
+    return [
+        ("correct", s.correct),
+        *((k, s.failure_kinds[k]) for k in FAILURE_KINDS),
+        ("grader_failed", s.grader_failed),
+        ("unscored", s.unscored - s.grader_failed),
+    ]
 
 
 def failure_chart(rows: Sequence[tuple[str, Summary]]) -> str:
-    """An SVG of a stacked bar per row: its rows as correct, each failure kind, and unscored."""
+    """An SVG of a stacked bar per row: its rows as correct, each failure kind, the grader's failures, and the
+    other unscored rows."""
     plot_w = _WIDTH - _LABEL - 40
     top = 6
     height = top + _ROW * len(rows) + 6
@@ -250,7 +258,7 @@ def _legend(kinds: Iterable[str]) -> str:
 def _kinds_present(rows: Sequence[tuple[str, Summary]]) -> list[str]:
     return [
         k
-        for k in ("correct", *FAILURE_KINDS, "unscored")
+        for k in ("correct", *FAILURE_KINDS, "grader_failed", "unscored")
         if any(c for s in rows for kk, c in _segments(s[1]) if kk == k)
     ]
 
@@ -264,8 +272,10 @@ def _table(kind: str, head: str, body: Iterable[str], columns: str = "") -> str:
 def summary_table(rows: Sequence[tuple[str, Summary]], first: str) -> str:
     """The one summary as an HTML table: a row per summary, the figures the charts draw."""
     kinds = [k for k in FAILURE_KINDS if any(s.failure_kinds[k] for _, s in rows)]
+    failed = ["grader failed"] if any(s.grader_failed for _, s in rows) else []
     head = "".join(
-        f'<th class="num">{h}</th>' for h in ("rows", "scored", "correct", "accuracy", "95% CI", *kinds, "unscored")
+        f'<th class="num">{h}</th>'
+        for h in ("rows", "scored", "correct", "accuracy", "95% CI", *kinds, *failed, "unscored")
     )
     body = []
     for label, s in rows:
@@ -276,6 +286,7 @@ def summary_table(rows: Sequence[tuple[str, Summary]], first: str) -> str:
             f'<td class="num" data-field="accuracy">{number_cell(s.accuracy)}</td>',
             f'<td class="num" data-field="interval">{_ci(s.interval)}</td>',
             *(f'<td class="num" data-field="{k}">{s.failure_kinds[k]}</td>' for k in kinds),
+            *(f'<td class="num" data-field="grader_failed">{s.grader_failed}</td>' for _ in failed),
             f'<td class="num" data-field="unscored">{s.unscored}</td>',
         ]
         body.append(f'<tr class="summary-row" data-name="{esc(label)}"><td>{esc(label)}</td>{"".join(cells)}</tr>')

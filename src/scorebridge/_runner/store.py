@@ -25,6 +25,7 @@ from typing import IO, Any, Final
 
 from .._protocol.score import FAILURE_KINDS
 from .._protocol.scorer import Scorer
+from .._scorers.model_graded import grading_options
 from .files import RowError, json_object
 from .records import FIELDS, NEWER_FIELDS, BenchmarkRecord, json_safe
 
@@ -40,7 +41,9 @@ def scorer_identity(scorer: Scorer) -> dict[str, Any]:
 
     An option JSON cannot hold (a grader model, a function) is recorded by its
     type's name, so two graders of one kind count as the same option: the file
-    cannot tell them apart, and says so nowhere else either.
+    cannot tell them apart, and says so nowhere else either. A model-graded
+    scorer's retry, rate and cache are not recorded: they change how its
+    grader is asked, not what a reply grades.
     """
 
     def plain(value: Any) -> Any:
@@ -52,7 +55,7 @@ def scorer_identity(scorer: Scorer) -> dict[str, Any]:
             return {str(k): plain(v) for k, v in value.items()}
         return f"<{type(value).__qualname__}>"
 
-    return {"name": scorer.name, "options": {str(k): plain(v) for k, v in scorer.options.items()}}
+    return {"name": scorer.name, "options": {str(k): plain(v) for k, v in grading_options(scorer).items()}}
 
 
 def _shown(identity: Mapping[str, Any]) -> str:

@@ -12,6 +12,9 @@ beside `Evaluate`) and Ray all count with `Summary.of`, so they count alike:
 - `interval`: its 95% Wilson score interval (None when nothing was scored, or when
   the mean value is not between 0 and 1: a scorer on a scale of its own);
 - `unscored`: rows minus scored (no label, or a grader that failed);
+- `grader_failed`: the unscored rows whose grader gave no grade (a model-graded
+  scorer's Score with `grader_failed` in its metadata: its retries spent, a
+  reply with no grade), so a table tells them from the rows with no label;
 - `failure_kinds`: per failure kind, the scored Scores recorded wrong for that
   reason. An unscored Score keeps its failure kind, but is counted once, as
   unscored: Inspect AI leaves unscored samples out of every metric, so
@@ -25,9 +28,10 @@ from types import MappingProxyType
 from typing import Any, NamedTuple, Protocol
 
 from .._protocol.score import FAILURE_KINDS, FailureKind
+from .._scorers.model_graded import GRADER_FAILED
 from .stats import wilson_interval
 
-__all__ = ["Summaries", "Summary", "number_cell", "text_table"]
+__all__ = ["Summaries", "Summary", "grader_failed", "number_cell", "text_table", "unscored_reasons"]
 
 
 def text_table(rows: Sequence[Sequence[str]], *, right: Iterable[int] = (), rule: bool = False) -> list[str]:
@@ -83,39 +87,54 @@ class Summary(NamedTuple):
     interval: tuple[float, float] | None
     unscored: int
     failure_kinds: Mapping[FailureKind, int]
+    grader_failed: int = 0
 
     @classmethod
     def of(cls, name: str, verdicts: Iterable[_Verdict]) -> Summary:
-        """Count `verdicts` (Scores, benchmark records, ...)."""
-        rows = scored = correct = 0
+        """Count `verdicts` (Scores, benchmark records, ...; `metadata`, where they have it, tells a grader's
+        failure)."""
+        rows = scored = correct = failed = 0
         total = 0.0
         kinds = dict.fromkeys(FAILURE_KINDS, 0)
         for v in verdicts:
             rows += 1
             if v.correct is None:
+                failed += grader_failed(v)
                 continue
             scored += 1
             correct += v.correct is True
             total += v.value if v.value is not None else float(v.correct)
             if v.failure_kind is not None:
                 kinds[v.failure_kind] += 1
-        return cls.from_counts(name, rows, scored, correct, total, kinds)
+        return cls.from_counts(name, rows, scored, correct, total, kinds, grader_failed=failed)
 
     @classmethod
     def from_counts(
-        cls, name: str, rows: int, scored: int, correct: int, value_sum: float, kinds: Mapping[Any, int]
+        cls,
+        name: str,
+        rows: int,
+        scored: int,
+        correct: int,
+        value_sum: float,
+        kinds: Mapping[Any, int],
+        *,
+        grader_failed: int = 0,
     ) -> Summary:
         """The summary of counts made elsewhere (a distributed aggregation, say), as `of` counts them.
 
         `value_sum` is the sum of the values of the scored rows; `kinds` the count of
         scored rows per failure kind (missing kinds count 0; an unknown kind is a
-        ValueError).
+        ValueError); `grader_failed` the unscored rows whose grader failed (`kit.grader_failed`).
         """
         unknown = sorted(set(kinds) - set(FAILURE_KINDS))
         if unknown:
             raise ValueError(f"summary {name!r}: unknown failure kinds {unknown}; the kinds are {FAILURE_KINDS}")
         if not 0 <= correct <= scored <= rows:
             raise ValueError(f"summary {name!r}: need 0 <= correct <= scored <= rows; got {correct}, {scored}, {rows}")
+        if not 0 <= grader_failed <= rows - scored:
+            raise ValueError(
+                f"summary {name!r}: grader_failed counts unscored rows: need 0 <= {grader_failed} <= {rows - scored}"
+            )
         return cls(
             name,
             rows,
@@ -125,6 +144,7 @@ class Summary(NamedTuple):
             _interval(value_sum, scored),
             rows - scored,
             MappingProxyType({kind: int(kinds.get(kind, 0)) for kind in FAILURE_KINDS}),
+            grader_failed,
         )
 
     def __str__(self) -> str:
@@ -142,7 +162,31 @@ class Summary(NamedTuple):
             "interval": None if self.interval is None else list(self.interval),
             "unscored": self.unscored,
             "failure_kinds": dict(self.failure_kinds),
+            "grader_failed": self.grader_failed,
         }
+
+    def unscored_because(self) -> str:
+        """Why rows are unscored, in words: "34 rows: the grader failed; 100 rows: no label or no verdict";
+        "" when every row was scored."""
+        return unscored_reasons(self.unscored, self.grader_failed)
+
+
+def grader_failed(verdict: object) -> bool:
+    """True for an unscored row whose grader failed: its `metadata` (where it has one) holds `grader_failed`."""
+    metadata = getattr(verdict, "metadata", None)
+    return bool(metadata) and getattr(verdict, "correct", None) is None and GRADER_FAILED in metadata  # type: ignore[operator]
+
+
+def unscored_reasons(unscored: int, failed: int) -> str:
+    """The unscored rows in words, the grader's failures apart: "34 rows: the grader failed; 100 rows: ..."."""
+
+    def rows(n: int) -> str:
+        return f"{n} row{'' if n == 1 else 's'}"
+
+    parts = [f"{rows(failed)}: the grader failed"] if failed else []
+    if unscored - failed:
+        parts.append(f"{rows(unscored - failed)}: no label or no verdict")
+    return "; ".join(parts)
 
 
 def _interval(total: float, scored: int) -> tuple[float, float] | None:
@@ -156,7 +200,8 @@ class Summaries:
 
     The table has one row per summary: rows, scored, correct, accuracy, its
     95% Wilson interval, the count of each failure kind that occurs in any
-    of them, and unscored. `kind` names the first column ("arm", "scorer").
+    of them, "grader failed" (the unscored rows whose grader failed) when
+    any has one, and unscored. `kind` names the first column ("arm", "scorer").
     """
 
     __slots__ = ("kind", "summaries")
@@ -184,12 +229,15 @@ class Summaries:
     def lines(self) -> list[str]:
         """The table, line by line."""
         kinds = [k for k in FAILURE_KINDS if any(s.failure_kinds[k] for s in self.summaries)]
-        rows = [[self.kind, "rows", "scored", "correct", "accuracy", "95% CI", *kinds, "unscored"]]
+        failed = any(s.grader_failed for s in self.summaries)
+        extra = ["grader failed"] if failed else []
+        rows = [[self.kind, "rows", "scored", "correct", "accuracy", "95% CI", *kinds, *extra, "unscored"]]
         for s in self.summaries:
             ci = "-" if s.interval is None else f"[{s.interval[0]:.3f}, {s.interval[1]:.3f}]"
             rows.append(
                 [s.name, str(s.rows), str(s.scored), str(s.correct), number_cell(s.accuracy), ci]
                 + [str(s.failure_kinds[k]) for k in kinds]
+                + ([str(s.grader_failed)] if failed else [])
                 + [str(s.unscored)]
             )
         return text_table(rows, right=range(1, len(rows[0])), rule=True)

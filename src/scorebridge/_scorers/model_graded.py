@@ -8,88 +8,56 @@ LM, `scorebridge.testing.FakeGrader` a scripted one for tests.
 
 from __future__ import annotations
 
-import contextvars
 import functools
 import re
-import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any, Final
 
 from .._protocol.reading import Rejected, accepted_answers, item_text, presort
 from .._protocol.record import recorded
 from .._protocol.score import Score, ScorerContractError
 from .._protocol.scorer import Scorer, is_async
+from .._protocol.values import is_bool, is_number, shown
 from .._protocol.values import seconds as timeout_seconds
+from .grader_cache import GraderCache, check_cache
+from .grader_calls import Asker, GraderFailed, Retry, check_retry
 from .grades import compile_grade_pattern, read_verdict
 from .prompts import FACT_TEMPLATE, QA_TEMPLATE, grading_instructions, neutralise, template_fields
 
-__all__ = ["DEFAULT_TIMEOUT", "GRADER_FAILED", "Grader", "model_graded_fact", "model_graded_qa"]
+__all__ = [
+    "CALL_OPTIONS",
+    "DEFAULT_RETRY",
+    "DEFAULT_TIMEOUT",
+    "GRADER_CACHED",
+    "GRADER_FAILED",
+    "Grader",
+    "grading_options",
+    "model_graded_fact",
+    "model_graded_qa",
+]
 
 GRADER_FAILED: Final = "grader_failed"
 """The metadata key of an unscored Score whose grader failed: what went wrong (Inspect AI's reason of that name)."""
 
-DEFAULT_TIMEOUT: Final = 300.0
-"""Seconds one grader call may take before it counts as failed: longer than any normal grading call (a
-reasoning model included), short enough that a hung connection does not stall a run for long."""
+GRADER_CACHED: Final = "grader_cached"
+"""The metadata key (True) of a Score whose grader's reply came from the cache (`cache=`), not the grader."""
+
+DEFAULT_TIMEOUT: Final = 30.0
+"""Seconds one grader call may take before it is given up (and, being transient, tried again): several
+times a grading reply of a chat model over an HTTP API (1 to 10 s), short enough that a hung connection
+costs a row half a minute, not five."""
+
+DEFAULT_RETRY: Final = Retry()
+"""The retries of a model-graded scorer unless told otherwise: 8 calls at most, over 120 s at most."""
+
+CALL_OPTIONS: Final = frozenset({"retry", "rate", "cache"})
+"""The options of a model-graded scorer that say how the grader is asked, not how a reply is graded: a
+benchmark file resumed with others holds the same grades."""
 
 _VALUES: Final = {"C": 1.0, "P": 0.5, "I": 0.0}
 
 Grader = Callable[[str], Any]
 """A function of the prompt returning the grader model's reply; may be async."""
-
-
-class _TimedOut(Exception):
-    pass
-
-
-def _call_sync(grader: Grader, prompt: str, timeout: float | None) -> Any:
-    """`grader(prompt)`, a coroutine it returns run to completion; `_TimedOut` after `timeout` seconds.
-
-    With a timeout the call runs on a daemon thread of its own (with this
-    context's variables, so a DSPy LM set by `dspy.context` is seen): a grader
-    that hangs is abandoned there, and never holds the caller or the exit of
-    the process.
-    """
-    if timeout is None:
-        reply = grader(prompt)
-        if isinstance(reply, Awaitable):  # a sync function that hands back a coroutine
-            from .._protocol.sync import run_sync
-
-            reply = run_sync(reply)
-        return reply
-    box: list[Any] = []
-    context = contextvars.copy_context()
-
-    def work() -> None:
-        try:
-            box.append((True, context.run(_call_sync, grader, prompt, None)))
-        except BaseException as exc:  # carried back to the caller
-            box.append((False, exc))
-
-    thread = threading.Thread(target=work, name="scorebridge-grader", daemon=True)
-    thread.start()
-    thread.join(timeout)
-    if not box:
-        raise _TimedOut
-    ok, result = box[0]
-    if not ok:
-        raise result
-    return result
-
-
-async def _call_async(grader: Grader, prompt: str, timeout: float | None) -> Any:
-    import asyncio
-
-    async def call() -> Any:
-        reply = grader(prompt)
-        return await reply if isinstance(reply, Awaitable) else reply
-
-    if timeout is None:
-        return await call()
-    try:
-        return await asyncio.wait_for(call(), timeout)
-    except asyncio.TimeoutError:  # an alias of TimeoutError from Python 3.11
-        raise _TimedOut from None
 
 
 def _model_graded(
@@ -102,6 +70,9 @@ def _model_graded(
     grade_pattern: str | re.Pattern[str] | None,
     partial_credit: bool,
     timeout: float | None,
+    retry: Retry | None,
+    rate: float | None,
+    cache: str | GraderCache | None,
 ) -> Scorer:
     if not callable(grader):
         raise TypeError(
@@ -115,6 +86,13 @@ def _model_graded(
     if not isinstance(partial_credit, bool):
         raise TypeError(f"{name}: partial_credit must be True or False; got {partial_credit!r}")
     seconds = timeout_seconds(name, timeout, none=True)
+    if rate is not None and (is_bool(rate) or not is_number(rate) or not 0 < float(rate) < float("inf")):
+        raise ValueError(
+            f"{name}: rate must be a number of grader calls a second, more than 0, or None; got {shown(rate)}"
+        )
+    asker = Asker(
+        grader, seconds, check_retry(name, retry), None if rate is None else float(rate), check_cache(name, cache)
+    )
     prompt_template = default_template if template is None else template
     fields = template_fields(name, prompt_template, instructions is not None)
     pattern = compile_grade_pattern(name, grade_pattern)
@@ -151,31 +129,30 @@ def _model_graded(
         prompt = prompt_template.format(question=item_question, answer=answer, criterion=criterion, instructions=rules)
         return prompt, text
 
-    def failed(prompt: str, text: str, why: str, explanation: str | None) -> Score:
-        return recorded(name, None, text, None, None, explanation, {"prompt": prompt, GRADER_FAILED: why})
+    def failed(prompt: str, text: str, why: str, explanation: str | None, cached: bool = False) -> Score:
+        metadata = {"prompt": prompt, GRADER_FAILED: why, **({GRADER_CACHED: True} if cached else {})}
+        return recorded(name, None, text, None, None, explanation, metadata)
 
-    def raised(prompt: str, text: str, exc: Exception) -> Score:
-        if isinstance(exc, _TimedOut):
-            why = f"the grader gave no reply within {seconds:g} s"
-            return failed(prompt, text, why, why)
-        error = f"{type(exc).__name__}: {exc}"
-        return failed(prompt, text, error, f"the grader raised {error}")
+    def gave_none(prompt: str, text: str, failure: GraderFailed) -> Score:
+        return failed(prompt, text, failure.why, failure.explanation)
 
-    def verdict(prompt: str, text: str, reply: Any) -> Score:
+    def verdict(prompt: str, text: str, answered: tuple[Any, bool]) -> Score:
+        reply, cached = answered
         if not isinstance(reply, str):
-            return failed(prompt, text, f"the grader returned {type(reply).__name__}, not text", None)
+            return failed(prompt, text, f"the grader returned {type(reply).__name__}, not text", None, cached)
         # An echo of the prompt grades nothing, whatever grade words the prompt holds (20 of 20 echoes were
         # once read as "I"): the whole prompt (any template), or the instructions of a template that shows them.
         if len(prompt) >= 20 and prompt.strip() in reply:
-            return failed(prompt, text, "the reply repeats the prompt", reply)
+            return failed(prompt, text, "the reply repeats the prompt", reply, cached)
         if shows_rules and len(rules) >= 20 and rules in reply:
-            return failed(prompt, text, "the reply repeats the prompt's instructions", reply)
+            return failed(prompt, text, "the reply repeats the prompt's instructions", reply, cached)
         grade = read_verdict(reply, pattern, prompt)
         if grade not in _VALUES:
-            return failed(prompt, text, grade, reply)
+            return failed(prompt, text, grade, reply, cached)
         counted = "I" if grade == "P" and not partial_credit else grade
         value = _VALUES[counted]
-        return recorded(name, value == 1.0, text, None, value, reply, {"prompt": prompt, "grade": grade})
+        metadata = {"prompt": prompt, "grade": grade, **({GRADER_CACHED: True} if cached else {})}
+        return recorded(name, value == 1.0, text, None, value, reply, metadata)
 
     fn: Callable[[Any, Any, Any], Any]
     if is_async(grader):
@@ -186,10 +163,10 @@ def _model_graded(
                 return ready
             prompt, text = ready
             try:
-                reply = await _call_async(grader, prompt, seconds)
-            except Exception as exc:
-                return raised(prompt, text, exc)
-            return verdict(prompt, text, reply)
+                answered = await asker.aask(prompt)
+            except GraderFailed as failure:
+                return gave_none(prompt, text, failure)
+            return verdict(prompt, text, answered)
 
         fn = model_graded_async_fn
     else:
@@ -200,10 +177,10 @@ def _model_graded(
                 return ready
             prompt, text = ready
             try:
-                reply = _call_sync(grader, prompt, seconds)
-            except Exception as exc:
-                return raised(prompt, text, exc)
-            return verdict(prompt, text, reply)
+                answered = asker.ask(prompt)
+            except GraderFailed as failure:
+                return gave_none(prompt, text, failure)
+            return verdict(prompt, text, answered)
 
         fn = model_graded_fn
     options = {
@@ -213,6 +190,9 @@ def _model_graded(
         "grade_pattern": None if grade_pattern is None else pattern.pattern,
         "partial_credit": partial_credit,
         "timeout": timeout,
+        "retry": retry,
+        "rate": rate,
+        "cache": cache,
     }
     return Scorer(
         name, fn, options, factory=factory, recorded=True, check_label=functools.partial(accepted_answers, name)
@@ -227,6 +207,9 @@ def model_graded_qa(
     grade_pattern: str | re.Pattern[str] | None = None,
     partial_credit: bool = False,
     timeout: float | None = DEFAULT_TIMEOUT,
+    retry: Retry | None = DEFAULT_RETRY,
+    rate: float | None = None,
+    cache: str | GraderCache | None = None,
 ) -> Scorer:
     """A scorer that asks a grader model whether the answer meets the label's criterion.
 
@@ -272,10 +255,28 @@ def model_graded_qa(
     them, or a last verdict line copied from the prompt with the line before
     it), a reply that is not a string, a
     grader that raises, and a grader that gives no reply within `timeout`
-    seconds (default 300; None waits for ever) make the Score unscored
+    seconds (default 30; None waits for ever) make the Score unscored
     (correct None, no failure kind) with metadata "grader_failed" saying what
-    went wrong, so a benchmark or `score_many` carries on. A sync grader that
-    hangs is left running on a daemon thread of its own.
+    went wrong, so a benchmark or `score_many` carries on; `Summary` counts
+    such rows as `grader_failed`, apart from the rows with no label. A sync
+    grader that hangs is left running on a daemon thread of its own.
+
+    A call that fails transiently (a 429, a 5xx, a dropped connection, a
+    timeout: `transient` in the module of `Retry`) is tried again as `retry`
+    says (default `Retry()`: 8 calls over 120 s at most, exponential backoff
+    with jitter, a server's Retry-After honoured; None: one call); a
+    permanent failure (a 400, a 401, a refusal, any other exception) is
+    recorded at once. Only a row whose retries are spent is left unscored.
+    The calls to one grader (the same object), from every scorer in the
+    process, share one pacing: after a 429 fewer run at once (halved), and
+    more again as calls succeed; `rate` (requests a second) spaces their
+    starts evenly, the lowest rate any of those scorers gave holding. In a
+    `kit.grader_deadline` block (a reward batch's), no call runs past it.
+
+    `cache` (a file path or a `GraderCache`; default None) keeps each text
+    reply in SQLite, found by the grader's identity (`kit.grader_identity`)
+    and the whole prompt: a rerun asks the grader only for what it lacks, and
+    a Score whose reply came from there has metadata "grader_cached" True.
     """
     return _model_graded(
         "model_graded_qa",
@@ -287,6 +288,9 @@ def model_graded_qa(
         grade_pattern,
         partial_credit,
         timeout,
+        retry,
+        rate,
+        cache,
     )
 
 
@@ -298,6 +302,9 @@ def model_graded_fact(
     grade_pattern: str | re.Pattern[str] | None = None,
     partial_credit: bool = False,
     timeout: float | None = DEFAULT_TIMEOUT,
+    retry: Retry | None = DEFAULT_RETRY,
+    rate: float | None = None,
+    cache: str | GraderCache | None = None,
 ) -> Scorer:
     """A scorer that asks a grader model whether the answer contains the fact in the label.
 
@@ -316,4 +323,16 @@ def model_graded_fact(
         grade_pattern,
         partial_credit,
         timeout,
+        retry,
+        rate,
+        cache,
     )
+
+
+def grading_options(scorer: Scorer) -> dict[str, Any]:
+    """A scorer's options but, for a model-graded one, those that say only how the grader is asked (retry,
+    rate, cache): what a benchmark file's header records, so a run resumed with a cache added holds the same
+    grades and goes on."""
+    if scorer.factory not in (model_graded_qa, model_graded_fact):
+        return dict(scorer.options)
+    return {k: v for k, v in scorer.options.items() if k not in CALL_OPTIONS}

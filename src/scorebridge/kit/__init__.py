@@ -50,7 +50,12 @@ Scorers:
   scorers by name, for a harness that makes scorers again from a log;
 - `defined_scorers()`, `on_scorer_defined(listener)`: the scorers users define
   with `@scorer` at the top of a module, for a harness that finds scorers by name;
-- `GRADER_FAILED`: the metadata key of a Score whose grader failed.
+- `GRADER_FAILED`: the metadata key of a Score whose grader failed (counted as
+  `Summary.grader_failed`); `GRADER_CACHED`: the key (True) of one whose
+  grader's reply came from the cache;
+- `grader_deadline(seconds)`: a block within which no grader call of a
+  model-graded scorer runs longer (a reward batch's deadline);
+- `grader_identity(grader)`: what tells graders apart in a `GraderCache`.
 
 Both directions at once:
 
@@ -105,11 +110,14 @@ from .._runner.files import RowError, read_rows
 from .._runner.groups import group_key, group_name, parse_group_by
 from .._runner.summary import Summaries, Summary, text_table
 from .._scorers.builtins import BUILTINS, is_builtin, rebuild
-from .._scorers.model_graded import GRADER_FAILED
+from .._scorers.grader_cache import grader_identity
+from .._scorers.grader_calls import grader_deadline
+from .._scorers.model_graded import GRADER_CACHED, GRADER_FAILED
 from ._reverse import Ask, ask, item_text_for, judge, judge_each, sync_and_async, verdict
 
 __all__ = [
     "BUILTINS",
+    "GRADER_CACHED",
     "GRADER_FAILED",
     "ITEM_TEXT_FIELDS",
     "Ask",
@@ -127,6 +135,8 @@ __all__ = [
     "element",
     "fold",
     "grade_value",
+    "grader_deadline",
+    "grader_identity",
     "group_key",
     "group_name",
     "is_async",
