@@ -22,6 +22,7 @@ from .progress import Progress, progress_mode
 from .records import BenchmarkRecord, is_budget_stop, json_safe
 from .result import BenchmarkResult
 from .store import Key, OutFile, scorer_identity
+from .summary import grader_failed
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor
@@ -186,7 +187,8 @@ class _Run:
         if self.out is not None:
             wanted = {(a, i, r) for a in self.names for i in self.ids for r in range(self.runs)}
             self._file = OutFile(self.out, scorer_identity(self.scorer), wanted)
-            self.done = dict(self._file.records)
+            # a record whose grader failed is run again: a resume asks the grader once more
+            self.done = {k: r for k, r in self._file.records.items() if not grader_failed(r)}
         self.todo = [
             (a, i, r)
             for r in range(self.runs)
@@ -471,7 +473,9 @@ def benchmark(
             every record as it is made (flushed line by line), so a crash or
             Ctrl-C loses nothing. Running again with the same `out` resumes:
             the (arm, item_id, run) already in the file are loaded, not run
-            again. Item ids must then be strings or ints. Resuming under
+            again, but for those whose grader failed (a model-graded scorer's
+            `grader_failed`), which are run again, arm and grader, their new
+            record appended. Item ids must then be strings or ints. Resuming under
             another scorer, or other options, is refused (a ValueError naming
             both), and so is a file another process is writing (a RuntimeError:
             one writer per file, see docs/benchmark.md).

@@ -28,6 +28,7 @@ from .._protocol.scorer import Scorer
 from .._scorers.model_graded import grading_options
 from .files import RowError, json_object
 from .records import FIELDS, NEWER_FIELDS, BenchmarkRecord, json_safe
+from .summary import grader_failed
 
 __all__ = ["OutFile", "scorer_identity"]
 
@@ -105,6 +106,8 @@ class OutFile:
     `identity`), drops an incomplete last line (a crash mid-write) and writes
     the header to a new or empty file. `records` are the ones whose (arm,
     item_id, run) is in `wanted`; the others stay in the file, with a warning.
+    Of several records of one key the first is kept, but a later one replaces
+    a record whose grader failed (`grader_failed`: a resume asked again).
     """
 
     def __init__(self, path: str, identity: Mapping[str, Any], wanted: Collection[Key]) -> None:
@@ -154,7 +157,9 @@ class OutFile:
             self.count += 1
             key = (record.arm, record.item_id, record.run)
             if key in wanted:
-                self.records.setdefault(key, record)
+                kept = self.records.get(key)
+                if kept is None or grader_failed(kept):
+                    self.records[key] = record
             else:
                 ignored += 1
         f.truncate(end)

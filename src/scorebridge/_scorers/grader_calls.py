@@ -135,9 +135,13 @@ def check_retry(where: str, retry: object) -> Retry:
 # --- what failed, and whether to try again -------------------------------------------------------
 
 # Exception type names (anywhere in the type's MRO) that mean a call may succeed if tried again: the openai
-# SDK's and LiteLLM's (which DSPy raises), httpx's, aiohttp's, and Python's own.
+# SDK's and LiteLLM's, DSPy's own (LMServerError, ...), httpx's, aiohttp's, and Python's own.
+_LIMITED_NAMES: Final = frozenset({"RateLimitError", "LMRateLimitError"})
 _TRANSIENT_NAMES: Final = frozenset(
     {
+        "LMServerError",
+        "LMTimeoutError",
+        "LMTransportError",
         "RateLimitError",
         "APIConnectionError",
         "APITimeoutError",
@@ -198,7 +202,8 @@ def transient(exc: BaseException) -> Failure:
     content filter) is "permanent". Without a status, the exception's type
     decides, by the names of its classes: the openai SDK's and LiteLLM's
     `RateLimitError` ("limited"), `APIConnectionError`, `APITimeoutError`,
-    `InternalServerError`, httpx's `TimeoutException` and `TransportError`,
+    `InternalServerError`, DSPy's `LMServerError`, `LMTimeoutError` and
+    `LMTransportError` (`LMRateLimitError`: "limited"), httpx's `TimeoutException` and `TransportError`,
     aiohttp's connection errors, and Python's `TimeoutError` and
     `ConnectionError` are "transient". Anything else (an error of a grader's
     own code, a refusal the grader raises as a RuntimeError) is "permanent":
@@ -212,7 +217,7 @@ def transient(exc: BaseException) -> Failure:
             return "transient" if status >= 500 or status in (408, 409, 425) else "permanent"
     for at in _chain(exc):
         names = {cls.__name__ for cls in type(at).__mro__}
-        if "RateLimitError" in names:
+        if names & _LIMITED_NAMES:
             return "limited"
         if names & _TRANSIENT_NAMES:
             return "transient"
@@ -224,8 +229,12 @@ _MOST_AFTER: Final = 3600.0  # seconds: a Retry-After beyond an hour is read as 
 
 def retry_after(exc: BaseException) -> float | None:
     """The seconds a failed call's server asked to wait (`retry-after-ms`, or `Retry-After` in seconds or as a
-    date), from the headers of the exception or its `response`; None when it said nothing readable."""
+    date), from the headers of the exception or its `response`, or a `retry_after` number it carries (DSPy's
+    errors); None when it said nothing readable."""
     for at in _chain(exc):
+        own = getattr(at, "retry_after", None)
+        if isinstance(own, (int, float)) and not is_bool(own) and 0 <= own < math.inf:
+            return min(float(own), _MOST_AFTER)
         for holder in (at, getattr(at, "response", None)):
             headers = getattr(holder, "headers", None)
             if headers is None or not hasattr(headers, "get"):

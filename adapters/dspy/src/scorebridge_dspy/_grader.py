@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 import dspy
 
 __all__ = ["dspy_grader"]
+
+
+def _secret(setting: str) -> bool:
+    """True for an LM setting that is a credential (api_key, ..._key, ..._token, a secret, headers)."""
+    name = setting.lower()
+    return name.endswith(("key", "_token", "headers")) or "secret" in name or "password" in name
 
 
 class _DspyGrader:
@@ -24,6 +31,14 @@ class _DspyGrader:
 
     def __repr__(self) -> str:
         return "dspy_grader()" if self.lm is None else f"dspy_grader({getattr(self.lm, 'model', self.lm)!r})"
+
+    def grader_identity(self) -> str:
+        """What a `scorebridge.GraderCache` knows this grader's replies by: the LM's model, its kind and its
+        settings (temperature, max_tokens, api_base, ...), never its key; the configured LM's when None."""
+        lm = self.lm if self.lm is not None else dspy.settings.lm
+        settings = {k: v for k, v in getattr(lm, "kwargs", {}).items() if not _secret(k)}
+        shown = json.dumps(settings, sort_keys=True, default=repr)
+        return f"dspy {getattr(lm, 'model', type(lm).__name__)} {getattr(lm, 'model_type', '')} {shown}"
 
     def __call__(self, prompt: str) -> str:
         """The LM's reply to `prompt`: the text of its first output."""

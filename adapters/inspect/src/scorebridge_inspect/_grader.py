@@ -28,6 +28,12 @@ class _InspectGrader:
     def __repr__(self) -> str:
         return f"inspect_grader({str(self.model)!r})"
 
+    def grader_identity(self) -> str:
+        """What a `scorebridge.GraderCache` knows this grader's replies by: the model's name, its base URL
+        and the GenerateConfig's settings (temperature, max_tokens, ...)."""
+        settings = self.config.model_dump_json(exclude_none=True)
+        return f"inspect {self.model} {getattr(self.model.api, 'base_url', None)} {settings}"
+
     async def __call__(self, prompt: str) -> str:
         """The model's reply to `prompt` (its completion); a refusal it reports as an error raises."""
         output = await self.model.generate(prompt, config=self.config)

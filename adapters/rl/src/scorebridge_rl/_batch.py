@@ -12,9 +12,37 @@ from scorebridge.kit import fold, is_builtin
 
 from ._reading import completion_text
 
-__all__ = ["ErrorWarning", "OnError", "Rows", "Tally", "exact_rows", "is_exact", "log_batch", "texts_of"]
+__all__ = [
+    "DEFAULT_DEADLINE",
+    "ErrorWarning",
+    "OnError",
+    "Rows",
+    "Tally",
+    "check_deadline",
+    "exact_rows",
+    "is_exact",
+    "log_batch",
+    "texts_of",
+]
 
 OnError = Literal["raise", "record"]
+
+DEFAULT_DEADLINE: Final = 60.0
+"""Seconds a reward batch's grader calls may take at most (`kit.grader_deadline`): a row whose model-graded
+scorer's grader is still unanswered then is recorded as the grader's failure (unscored: None for TRL), so one
+hung call cannot hold a training step for longer. Twice the grader's default per-call timeout (30 s)."""
+
+
+def check_deadline(where: str, deadline: object) -> float | None:
+    """`deadline` as seconds (more than 0, at most a day) or None; else a ValueError starting with `where`."""
+    if deadline is None:
+        return None
+    if type(deadline) not in (int, float) or not 0 < deadline <= 86400:  # type: ignore[operator]
+        raise ValueError(
+            f"{where}: deadline must be a number of seconds, more than 0 and at most a day, or None; "
+            f"got {deadline!r:.80}"
+        )
+    return float(deadline)  # type: ignore[arg-type]
 
 
 def texts_of(completions: Sequence[Any]) -> list[Any]:

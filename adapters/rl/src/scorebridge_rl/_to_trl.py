@@ -6,9 +6,19 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from scorebridge import Score, Scorer
-from scorebridge.kit import is_builtin
+from scorebridge.kit import grader_deadline, is_builtin
 
-from ._batch import ErrorWarning, OnError, Rows, exact_rows, is_exact, log_batch, texts_of
+from ._batch import (
+    DEFAULT_DEADLINE,
+    ErrorWarning,
+    OnError,
+    Rows,
+    check_deadline,
+    exact_rows,
+    is_exact,
+    log_batch,
+    texts_of,
+)
 from ._reading import prompt_text
 
 __all__ = ["AsyncTRLReward", "ItemReader", "TRLReward", "to_trl"]
@@ -32,9 +42,17 @@ class TRLReward:
     """
 
     def __init__(
-        self, scorer: Scorer, name: str, label: str, item: ItemReader, on_error: OnError, concurrency: int
+        self,
+        scorer: Scorer,
+        name: str,
+        label: str,
+        item: ItemReader,
+        on_error: OnError,
+        concurrency: int,
+        deadline: float | None = DEFAULT_DEADLINE,
     ) -> None:
         self.scorer = scorer
+        self.deadline = deadline
         self.__name__ = self.__qualname__ = name
         self.label = label
         self.item = item
@@ -49,7 +67,8 @@ class TRLReward:
 
     def __reduce__(self) -> tuple[Any, ...]:
         # pickled (to a worker process, as TRL's picklable reward forms are) as what makes it again
-        return (type(self), (self.scorer, self.__name__, self.label, self.item, self.on_error, self.concurrency))
+        made = (self.scorer, self.__name__, self.label, self.item, self.on_error, self.concurrency, self.deadline)
+        return (type(self), made)
 
     def __call__(
         self,
@@ -62,7 +81,8 @@ class TRLReward:
         if self._exact:
             rows = exact_rows(outputs, labels, lambda rows: self._score(items, outputs, labels, rows))
         else:
-            rows = Rows.of(self._scored(self.scorer.score_many(items, outputs, labels, **self._options)))
+            with grader_deadline(self.deadline):
+                rows = Rows.of(self._scored(self.scorer.score_many(items, outputs, labels, **self._options)))
         log_batch(self.__name__, rows, columns.get("log_metric"), columns.get("log_extra"))
         return rows.values
 
@@ -136,7 +156,8 @@ class AsyncTRLReward(TRLReward):
         **columns: Any,
     ) -> list[float | None]:
         items, outputs, labels = self._read(prompts, completions, columns)
-        rows = Rows.of(self._scored(await self.scorer.ascore_many(items, outputs, labels, **self._options)))
+        with grader_deadline(self.deadline):
+            rows = Rows.of(self._scored(await self.scorer.ascore_many(items, outputs, labels, **self._options)))
         log_batch(self.__name__, rows, columns.get("log_metric"), columns.get("log_extra"))
         return rows.values
 
@@ -150,6 +171,7 @@ def to_trl(
     concurrency: int = 16,
     asynchronous: bool | None = None,
     name: str | None = None,
+    deadline: float | None = DEFAULT_DEADLINE,
 ) -> Callable[..., Any]:
     """A reward function for `GRPOTrainer(reward_funcs=[...])` that scores each completion with `scorer`.
 
@@ -185,6 +207,11 @@ def to_trl(
       `asynchronous=False` gives a sync function for a loop that only calls
       (it runs the async scorer in an event loop of its own), True an async one
       for any scorer.
+    - **Deadline**: no grader call of a model-graded scorer runs more than
+      `deadline` seconds into a batch (default 60, `DEFAULT_DEADLINE`; None
+      for none): a completion whose grader is still unanswered then is left
+      unscored (None) with "grader_failed" in its Score, so one hung call
+      cannot hold a training step for minutes.
 
     `name` is the reward's `__name__`, which TRL logs it under; default the
     scorer's name. A round trip is the identity: `to_trl(from_trl(f))` is
@@ -210,5 +237,6 @@ def to_trl(
         raise TypeError(f"{where}: asynchronous must be None, True or False; got {asynchronous!r:.80}")
     if name is not None and (not isinstance(name, str) or not name.strip()):
         raise TypeError(f"{where}: name must be a non-blank string; got {name!r:.80}")
+    seconds = check_deadline(where, deadline)
     made = AsyncTRLReward if (scorer.is_async if asynchronous is None else asynchronous) else TRLReward
-    return made(scorer, name or scorer.name, label, item, on_error, concurrency)
+    return made(scorer, name or scorer.name, label, item, on_error, concurrency, seconds)

@@ -12,6 +12,7 @@ from scorebridge.kit import (
     Ask,
     ask,
     element,
+    grader_deadline,
     is_async,
     is_bool,
     is_number,
@@ -23,7 +24,7 @@ from scorebridge.kit import (
 )
 
 from ._asking import reward_value
-from ._batch import OnError
+from ._batch import DEFAULT_DEADLINE, OnError, check_deadline
 
 __all__ = ["VerlBatchReward", "VerlCall", "VerlReward", "from_verl", "to_verl"]
 
@@ -107,9 +108,12 @@ class VerlBatchReward(VerlReward):
     fast one.
     """
 
-    def __init__(self, scorer: Scorer, on_error: OnError, concurrency: int) -> None:
+    def __init__(
+        self, scorer: Scorer, on_error: OnError, concurrency: int, deadline: float | None = DEFAULT_DEADLINE
+    ) -> None:
         super().__init__(scorer, on_error)
         self.concurrency = concurrency
+        self.deadline = deadline
 
     def __call__(  # type: ignore[override]
         self,
@@ -125,14 +129,20 @@ class VerlBatchReward(VerlReward):
                 "as verl's batch reward manager calls it; to_verl(scorer) is the one-response function"
             )
         items = list(extra_infos) if extra_infos is not None else None
-        scores = self.scorer.score_many(
-            items, solution_strs, ground_truths, concurrency=self.concurrency, on_error=self.on_error
-        )
+        with grader_deadline(self.deadline):
+            scores = self.scorer.score_many(
+                items, solution_strs, ground_truths, concurrency=self.concurrency, on_error=self.on_error
+            )
         return [_score_dict(score) for score in scores]
 
 
 def to_verl(
-    scorer: Scorer, *, on_error: OnError = "record", batch: bool = False, concurrency: int = 16
+    scorer: Scorer,
+    *,
+    on_error: OnError = "record",
+    batch: bool = False,
+    concurrency: int = 16,
+    deadline: float | None = DEFAULT_DEADLINE,
 ) -> Callable[..., Any]:
     """A `compute_score` function for verl's `custom_reward_function` that scores each response with `scorer`.
 
@@ -161,7 +171,10 @@ def to_verl(
     solution_strs=, ground_truths=, extra_infos=)`, one dict per response, the
     batch scored with `Scorer.score_many`, `concurrency` at a time (a
     model-graded scorer asks its grader about the responses side by side,
-    where the one-response function asks about one after another).
+    where the one-response function asks about one after another). No grader
+    call of a model-graded scorer runs more than `deadline` seconds into a
+    batch (default 60; None for none): a response still unanswered then is
+    unscored (score 0.0, "scored" 0.0), so one hung call cannot hold a step.
     """
     if not isinstance(scorer, Scorer):
         raise TypeError(f"to_verl: expected a scorebridge Scorer; got {type(scorer).__name__}")
@@ -174,8 +187,9 @@ def to_verl(
         raise TypeError(f"to_verl({scorer.name}): batch must be True or False; got {batch!r:.80}")
     if type(concurrency) is not int or concurrency < 1:
         raise ValueError(f"to_verl({scorer.name}): concurrency must be a whole number, at least 1; got {concurrency!r}")
+    seconds = check_deadline(f"to_verl({scorer.name})", deadline)
     if batch:
-        return VerlBatchReward(scorer, on_error, concurrency)
+        return VerlBatchReward(scorer, on_error, concurrency, seconds)
     return (AsyncVerlReward if scorer.is_async else VerlReward)(scorer, on_error)
 
 

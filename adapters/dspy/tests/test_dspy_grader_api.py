@@ -1,0 +1,70 @@
+"""`dspy_grader` over `dspy.LM(api_base=...)` against a flaky, rate-limited grader API on 127.0.0.1.
+
+Before, DSPy's own 3 retries left 3.2-3.9% of graded rows unscored under 429s
+and 500s, a different share every run. Now scorebridge retries what LiteLLM
+raises for them, and a row's grade is the server's whichever client asked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import dspy
+import openai
+import pytest
+from grader_server import GraderServer, connections
+
+import scorebridge as sb
+from scorebridge.kit import grader_identity
+from scorebridge_dspy import dspy_grader
+
+ROWS = 100
+OUTPUTS = [f"answer {i}" for i in range(ROWS)]
+LABELS = [None if i % 10 == 0 else f"answer {i}" for i in range(ROWS)]
+FAST = {"delay": 0.02, "rate": 100.0, "burst": 10, "retry_after": 0.2, "errors": 0.1, "hangs": 0.02, "hang": 3.0}
+QUICK = sb.Retry(8, seconds=30, backoff=0.05, max_backoff=0.5)
+
+
+@pytest.fixture
+def server() -> Iterator[GraderServer]:
+    with GraderServer(**FAST, lifetime=60) as running:  # type: ignore[arg-type]
+        yield running
+
+
+def lm(url: str, **settings: object) -> dspy.LM:
+    # DSPy's defaults (3 retries of its own) but for its disk cache, which would answer the second run
+    return dspy.LM("openai/grader", api_base=url, api_key="test-key", cache=False, **settings)
+
+
+def test_dspy_grader_loses_no_labelled_row_and_grades_as_the_openai_sdk_does(server: GraderServer) -> None:
+    with connections() as hosts:
+        scores = sb.model_graded_qa(dspy_grader(lm(server.url)), timeout=2, retry=QUICK).score_many(
+            None, OUTPUTS, LABELS, concurrency=16
+        )
+    client = openai.OpenAI(base_url=server.url, api_key="test-key")
+
+    def ask(prompt: str) -> str:
+        reply = client.chat.completions.create(model="grader", messages=[{"role": "user", "content": prompt}])
+        return reply.choices[0].message.content or ""
+
+    by_sdk = sb.model_graded_qa(ask, timeout=2, retry=QUICK).score_many(None, OUTPUTS, LABELS, concurrency=16)
+    summary = sb.Summary.of("model_graded_qa", scores)
+    assert (summary.scored, summary.grader_failed) == (90, 0)
+    assert summary == sb.Summary.of("model_graded_qa", by_sdk)
+    assert set(hosts) == {"127.0.0.1"} and server.statuses[500] > 0
+
+
+def test_dspys_server_errors_are_retried_to_the_end() -> None:
+    # every call a 500: DSPy raises LMServerError for it, which scorebridge retries, then records
+    with GraderServer(errors=1.0, lifetime=60) as server:
+        grader = dspy_grader(dspy.LM("openai/grader", api_base=server.url, api_key="k", cache=False, num_retries=0))
+        scorer = sb.model_graded_qa(grader, retry=sb.Retry(3, backoff=0.01, max_backoff=0.02))
+        scores = scorer.score_many(None, OUTPUTS[1:5], LABELS[1:5], concurrency=4)
+    assert sb.Summary.of("qa", scores).grader_failed == 4 and server.statuses[500] == 12
+    assert scores[0].metadata["grader_failed"].startswith("LMServerError: ")  # DSPy's wrapping of it
+
+
+def test_the_identity_of_a_dspy_grader_names_its_model_and_settings_but_not_its_key() -> None:
+    identity = grader_identity(dspy_grader(lm("http://127.0.0.1:9/v1", temperature=0.0)))
+    assert "openai/grader" in identity and '"temperature": 0.0' in identity and "test-key" not in identity
+    assert identity != grader_identity(dspy_grader(lm("http://127.0.0.1:9/v1", temperature=1.0)))
