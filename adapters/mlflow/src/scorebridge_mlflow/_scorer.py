@@ -20,6 +20,7 @@ from pydantic import PrivateAttr
 
 import scorebridge as sb
 from scorebridge.kit import (
+    GRADER_FAILED,
     ScorerContractError,
     element,
     is_builtin,
@@ -105,8 +106,11 @@ def feedback(score: sb.Score, name: str) -> Feedback | None:
     under "failure_kind". A Score of kind "error" also carries an MLflow error
     (`SCORER_ERROR`, its explanation as the message), shown in `result_df`'s
     `{name}/error_message`; its value 0.0 keeps it in the mean, as wrong.
+    An unscored Score whose grader failed ("grader_failed" in its metadata) is
+    a Feedback of value None (MLflow leaves it out of the mean too), so the
+    row says why and `summarize` counts it apart from the rows with no label.
     """
-    if score.correct is None:
+    if score.correct is None and not (score.metadata and GRADER_FAILED in score.metadata):
         return None
     kind = score.failure_kind
     metadata = {_text(str(k)): _text(v) for k, v in score.metadata.items()} if score.metadata else {}

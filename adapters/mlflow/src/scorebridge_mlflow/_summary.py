@@ -7,7 +7,7 @@ from typing import Any
 
 import scorebridge as sb
 from scorebridge import FAILURE_KINDS
-from scorebridge.kit import Summary, is_missing, recorded
+from scorebridge.kit import GRADER_FAILED, Summary, is_missing, recorded
 
 from ._scorer import FAILURE_KIND
 
@@ -25,7 +25,8 @@ def _verdict(name: str, assessment: Mapping[str, Any] | None) -> sb.Score:
         number = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
         return recorded(name, False, None, "error", number)
     if value is None or is_missing(value):
-        return recorded(name, None, None, None)
+        failed = metadata.get(GRADER_FAILED)  # kept apart from "no label" as scorebridge.Summary keeps it
+        return recorded(name, None, None, None, metadata=None if failed is None else {GRADER_FAILED: failed})
     if isinstance(value, str):
         word = value.strip().lower()
         if word not in ("yes", "no"):
@@ -43,7 +44,8 @@ def summarize(result: Any, name: str) -> Summary:
     Read from each row's assessment named `name` (the `assessments` column):
     its value (yes/no and bools 1/0), the failure kind a `to_mlflow` scorer
     wrote in its metadata (else "wrong" for a value below 1), and no
-    assessment as unscored. An MLflow error (a scorer that raised: MLflow's
+    assessment as unscored (one whose metadata says "grader_failed" counted in
+    `grader_failed` too). An MLflow error (a scorer that raised: MLflow's
     `SCORER_ERROR`, left out of `{name}/mean`) is counted wrong with failure
     kind "error", as scorebridge counts it; with `to_mlflow(on_error="record")`
     the two agree.

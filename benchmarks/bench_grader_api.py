@@ -1,0 +1,153 @@
+"""Model-graded scoring against a rate-limited, flaky grader API: every row graded, the same number, in time.
+
+The grader API is tests/grader_server.py on 127.0.0.1 with the full profile:
+150 ms a reply, 40 requests/s with a burst of 10 (beyond that a 429 with
+`Retry-After: 1`), 3% of requests answered 500 and 0.5% held for 60 s. Over
+1,000 rows (100 without a label) the 900 graded rows need 900 calls at 40 a
+second at best: the ideal is 22.5 s, the bar 1.5x that.
+
+Each path runs `model_graded_qa` with `timeout=5` (a reply takes 150 ms; the
+default 30 s would let each held call cost 30 s) and scorebridge's default
+retries, 32 rows at a time:
+
+- `score_many`, the grader the openai SDK with its defaults (2 retries of its own);
+- `score_many`, the grader `dspy_grader(dspy.LM(api_base=...))` (DSPy's 3 retries; its disk cache off);
+- `benchmark(..., concurrency=32)` with the openai SDK grader and an instant arm;
+- `to_trl` reward batches of 64 completions, one after another, as a trainer calls them;
+- `to_trl` and `score_many` again with `rate=38` (just under the server's limit: few 429s to wait out);
+- a rerun of `score_many` with `cache=`: no request, the same summary.
+
+It prints, per path: the wall time and its ratio to the ideal, the rows
+graded, the rows lost to the grader (`Summary.grader_failed`), the server's
+429s and 500s, and whether the figures (scored, correct, accuracy, lost) are
+the first path's (a TRL reward is a number per completion, without the
+failure kinds, so those are left out of the comparison).
+
+Run: uv run python benchmarks/bench_grader_api.py [--rows N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from grader_server import GraderServer, connections
+
+import scorebridge as sb
+
+PROFILE = {"delay": 0.15, "rate": 40.0, "burst": 10, "retry_after": 1.0, "errors": 0.03, "hangs": 0.005, "hang": 60.0}
+CONCURRENCY = 32
+TIMEOUT = 5.0
+BAR = 1.5
+
+
+def openai_grader(url: str) -> Callable[[str], str]:
+    import openai
+
+    client = openai.OpenAI(base_url=url, api_key="bench-key", max_retries=2)  # the SDK's default, said aloud
+
+    def ask(prompt: str) -> str:
+        reply = client.chat.completions.create(model="grader", messages=[{"role": "user", "content": prompt}])
+        return reply.choices[0].message.content or ""
+
+    ask.grader_identity = f"openai grader at {url}"  # type: ignore[attr-defined]
+    return ask
+
+
+def dspy_grader_of(url: str) -> Callable[[str], str]:
+    import dspy
+
+    from scorebridge_dspy import dspy_grader
+
+    return dspy_grader(dspy.LM("openai/grader", api_base=url, api_key="bench-key", cache=False))
+
+
+def data(rows: int) -> tuple[list[str], list[str], list[str | None]]:
+    items = [f"What is item {i}?" for i in range(rows)]
+    outputs = [f"answer {i}" for i in range(rows)]
+    labels = [None if i % 10 == 0 else f"answer {i}" for i in range(rows)]
+    return items, outputs, labels
+
+
+def by_score_many(grader: Any, items: list[str], outputs: list[str], labels: list[Any], **options: Any) -> sb.Summary:
+    scorer = sb.model_graded_qa(grader, timeout=TIMEOUT, **options)
+    return sb.Summary.of("model_graded_qa", scorer.score_many(items, outputs, labels, concurrency=CONCURRENCY))
+
+
+def by_benchmark(grader: Any, items: list[str], outputs: list[str], labels: list[Any], **options: Any) -> sb.Summary:
+    answers = dict(zip(items, outputs, strict=True))
+    scorer = sb.model_graded_qa(grader, timeout=TIMEOUT, **options)
+    result = sb.benchmark({"model": answers.__getitem__}, items, labels, scorer, concurrency=CONCURRENCY)
+    return result.summary()["model"]._replace(name="model_graded_qa")
+
+
+def by_trl(grader: Any, items: list[str], outputs: list[str], labels: list[Any], **options: Any) -> sb.Summary:
+    from scorebridge_rl import to_trl
+
+    reward = to_trl(sb.model_graded_qa(grader, timeout=TIMEOUT, **options), concurrency=CONCURRENCY)
+    scores: list[sb.Score] = []
+    for start in range(0, len(items), 64):
+        batch = slice(start, start + 64)
+        values = reward(prompts=items[batch], completions=outputs[batch], solution=labels[batch])
+        scores += [sb.Score(None) if v is None else sb.Score(v == 1.0, value=v) for v in values]
+    return sb.Summary.of("model_graded_qa", scores)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1000)
+    rows = parser.parse_args().rows
+    items, outputs, labels = data(rows)
+    graded = sum(label is not None for label in labels)
+    ideal = graded / PROFILE["rate"]
+    print(f"{rows} rows, {graded} graded; ideal {ideal:.1f} s at {PROFILE['rate']:g} requests/s; bar {BAR}x")
+    cache = os.path.join(tempfile.mkdtemp(prefix="bench-grader-"), "grades.sqlite")
+    paths: list[tuple[str, Callable[[str], Any], Callable[..., sb.Summary], dict[str, Any]]] = [
+        ("score_many, openai SDK", openai_grader, by_score_many, {}),
+        ("score_many, dspy_grader", dspy_grader_of, by_score_many, {}),
+        ("benchmark(), openai SDK", openai_grader, by_benchmark, {}),
+        ("to_trl batches of 64, openai SDK", openai_grader, by_trl, {}),
+        ("to_trl batches of 64, rate=38", openai_grader, by_trl, {"rate": 38}),
+        ("score_many, openai SDK, rate=38", openai_grader, by_score_many, {"rate": 38}),
+    ]
+    first: tuple[Any, ...] | None = None
+    header = f"{'path':<36} {'seconds':>8} {'x ideal':>8} {'graded':>7} {'lost':>5} {'429s':>5} {'500s':>5}  same"
+    print(header)
+    with connections() as hosts:
+        for name, make, run, options in paths:
+            with GraderServer(**PROFILE, lifetime=600, seed=len(name)) as server:  # type: ignore[arg-type]
+                start = time.perf_counter()
+                summary = run(make(server.url), items, outputs, labels, **options)
+                seconds = time.perf_counter() - start
+                statuses = dict(server.statuses)
+            figures = (summary.scored, summary.correct, summary.accuracy, summary.grader_failed)
+            first = first or figures
+            print(
+                f"{name:<36} {seconds:8.1f} {seconds / ideal:8.2f} {summary.scored:7d} {summary.grader_failed:5d} "
+                f"{statuses.get(429, 0):5d} {statuses.get(500, 0):5d}  {figures == first}"
+            )
+        with GraderServer(**PROFILE, lifetime=600) as server:  # type: ignore[arg-type]
+            grader = openai_grader(server.url)
+            by_score_many(grader, items, outputs, labels, cache=cache)
+            asked = server.requests
+            start = time.perf_counter()
+            again = by_score_many(grader, items, outputs, labels, cache=cache)
+            seconds = time.perf_counter() - start
+            print(
+                f"{'rerun with cache=, openai SDK':<36} {seconds:8.1f} {seconds / ideal:8.2f} {again.scored:7d} "
+                f"{again.grader_failed:5d} requests sent: {server.requests - asked} (first run {asked})  "
+                f"{(again.scored, again.correct, again.accuracy, again.grader_failed) == first}"
+            )
+    print(f"hosts connected to: {sorted(set(hosts))}")
+
+
+if __name__ == "__main__":
+    main()
