@@ -15,6 +15,8 @@ with a burst of 10 (429 with Retry-After 0.2 s beyond), 10% 500s and 2% held
 from __future__ import annotations
 
 import pickle
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -366,3 +368,21 @@ def test_the_cli_names_the_graders_failures_on_its_summary(tmp_path: Any, capsys
         main(["score", "rows.jsonl", "--scorer", "graders.py@graded"])
     out = capsys.readouterr().out
     assert "model_graded_qa unscored: 2 rows: the grader failed; 1 row: no label or no verdict" in out
+
+
+def test_the_cli_says_how_many_replies_came_from_the_cache(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from scorebridge._cli.main import main
+
+    (tmp_path / "graders.py").write_text(
+        "import scorebridge as sb\n\ndef ok(prompt):\n    return 'GRADE: C'\n\ngraded = sb.model_graded_qa(ok)\n"
+    )
+    (tmp_path / "rows.jsonl").write_text('{"output": "Paris", "label": "Paris"}\n{"output": "Rome", "label": "Rome"}\n')
+    command = ["score", "rows.jsonl", "--scorer", "graders.py@graded", "-S", "cache=grades.sqlite"]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path)
+        main(command)
+    first = capsys.readouterr().out
+    rerun = [sys.executable, "-m", "scorebridge", *command]  # a process of its own, as a rerun is
+    again = subprocess.run(rerun, cwd=tmp_path, capture_output=True, text=True, timeout=60, check=True).stdout
+    assert "model_graded_qa: 0 grader replies from the cache grades.sqlite, 2 asked and kept" in first
+    assert "model_graded_qa: 2 grader replies from the cache grades.sqlite, 0 asked and kept" in again

@@ -32,6 +32,7 @@ from .._runner.groups import GroupedSummaries, group_key, group_name, parse_grou
 from .._runner.progress import Progress, count_rows, progress_mode
 from .._runner.scored import LINE, score_columns, scorer_columns, unique_names
 from .._runner.summary import Summaries, Summary, grader_failed
+from .._scorers.grader_cache import cache_lines
 from .compare import check_report
 from .load import describe, load_scorers
 from .main import EXIT, ITEM_FIELDS, UsageError
@@ -519,6 +520,9 @@ def _report(
         for summary in summaries:
             if summary.grader_failed:  # told apart from the rows with no label, which are expected
                 print(f"{summary.name} unscored: {summary.unscored_because()}", file=to)
+        if args.engine != "ray":  # Ray's workers keep their own counts
+            for line in cache_lines(scorers):
+                print(line, file=to)
         for n, groups in enumerate(grouped):
             whose = f"{summaries[n].name} " if len(summaries) > 1 else ""
             print(f"\n{whose}by {', '.join(groups.columns)}:", file=to)

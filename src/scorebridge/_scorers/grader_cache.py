@@ -13,11 +13,12 @@ import functools
 import os
 import threading
 import time
+from collections.abc import Mapping
 from typing import Any, Final
 
 from .._protocol.values import shown
 
-__all__ = ["GraderCache", "grader_identity"]
+__all__ = ["GraderCache", "cache_lines", "check_cache", "grader_identity"]
 
 
 def grader_identity(grader: Any) -> str:
@@ -26,10 +27,11 @@ def grader_identity(grader: Any) -> str:
     A grader may say it itself: a `grader_identity` attribute that is a
     string, or a method returning one (`dspy_grader` and `inspect_grader`
     give the model's name, its API base and its settings, such as the
-    temperature). Otherwise it is the function's module and qualified name
-    (a `functools.partial` adds its arguments' reprs): give a function of
-    your own a `grader_identity` naming its model and settings, or two
-    graders of one function share their replies.
+    temperature). Otherwise it is a function's file and qualified name (an
+    object's class, by module and qualified name; a `functools.partial` adds
+    its arguments' reprs): give a function of your own a `grader_identity`
+    naming its model and settings, or two graders of one function share
+    their replies.
     """
     own = getattr(grader, "grader_identity", None)
     if callable(own):
@@ -40,7 +42,11 @@ def grader_identity(grader: Any) -> str:
         args = ", ".join([*map(repr, grader.args), *(f"{k}={v!r}" for k, v in grader.keywords.items())])
         return f"{grader_identity(grader.func)}({args})"
     fn = grader if hasattr(grader, "__qualname__") else type(grader)
-    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', type(fn).__name__)}"
+    name = getattr(fn, "__qualname__", type(fn).__name__)
+    code = getattr(fn, "__code__", None)
+    if code is not None:  # a function: its file, which names it alike in every process (a module may not)
+        return f"{code.co_filename}:{name}"
+    return f"{getattr(fn, '__module__', '?')}.{name}"
 
 
 _SCHEMA: Final = (
@@ -136,3 +142,20 @@ def check_cache(where: str, cache: object) -> GraderCache | None:
     if isinstance(cache, (str, os.PathLike)):
         return GraderCache(cache)
     raise TypeError(f"{where}: cache must be a file path, a scorebridge.GraderCache or None; got {shown(cache)}")
+
+
+def cache_lines(scorers: Any) -> list[str]:
+    """A line per grader cache the scorers used in this process: how many replies it gave, how many it kept,
+    e.g. "model_graded_qa: 880 grader replies from the cache grades.sqlite, 0 asked and kept"."""
+    lines = []
+    for scorer in scorers:
+        options = getattr(scorer, "options", None)
+        given = options.get("cache") if isinstance(options, Mapping) else None
+        if isinstance(given, (str, os.PathLike, GraderCache)):
+            cache = check_cache(scorer.name, given)
+            if cache is not None:
+                lines.append(
+                    f"{scorer.name}: {cache.hits} grader replies from the cache {cache.path}, "
+                    f"{cache.stored} asked and kept"
+                )
+    return lines
