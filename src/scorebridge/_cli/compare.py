@@ -76,6 +76,11 @@ def add_group_by(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_show(p: argparse.ArgumentParser, what: str) -> None:
+    """--show N (or 'all'), default 20, as `score` and `compare` take it; `what` says what it cuts."""
+    p.add_argument("--show", type=_show, default=20, metavar="N", help=f"{what} (default: 20)")
+
+
 def add_report(p: argparse.ArgumentParser) -> None:
     """--report, as `score` and `compare` take it."""
     p.add_argument(
@@ -158,14 +163,7 @@ def add_parser(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
     )
     p.add_argument("--output-field", default="output", metavar="F", help="the output's field (default: output)")
     add_group_by(p)
-    p.add_argument(
-        "--show",
-        type=_show,
-        default=20,
-        metavar="N",
-        help="list at most N items of each kind (regressed, improved, one side only); 'all' for every one "
-        "(default: 20)",
-    )
+    add_show(p, "list at most N items of each kind (regressed, improved, one side only); 'all' for every one")
     p.add_argument(
         "--fail-on-regression",
         nargs="?",

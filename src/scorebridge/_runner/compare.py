@@ -62,7 +62,8 @@ TEXT_LIMIT: Final = 2000
 """The longest text (an output, an item, an explanation) kept of a flipped row; longer is cut, its length kept."""
 
 _SCORED_FORMATS: Final[Mapping[Format, tuple[str, ...]]] = {"jsonl": JSONL_SUFFIXES, "parquet": PARQUET_SUFFIXES}
-_ITEM_FIELDS: Final = ("item", *ITEM_TEXT_FIELDS)
+ITEM_FIELDS: Final = ("item", *ITEM_TEXT_FIELDS)
+"""The fields a row's item is read from, first found first."""
 _KINDS: Final = (None, *FAILURE_KINDS)
 _KIND_CODE: Final[dict[str | None, int]] = {k: i for i, k in enumerate(_KINDS)}
 _WRONG, _RIGHT, _UNSCORED = 0, 1, 2
@@ -243,7 +244,8 @@ class GroupComparison(NamedTuple):
         }
 
 
-def _cut(value: Any) -> str | None:
+def cut_text(value: Any) -> str | None:
+    """A text a report shows (a value not text as JSON), cut to `TEXT_LIMIT` characters with its length said."""
     if value is None:
         return None
     text = value if isinstance(value, str) else _as_text(value)
@@ -396,7 +398,7 @@ def _id_field(shape: _Shape, fields: Mapping[str, Any], given: str | None) -> st
         return given
     if shape.kind == "benchmark":
         return "item_id"
-    for name in ("id", *_ITEM_FIELDS):
+    for name in ("id", *ITEM_FIELDS):
         if name in fields:
             return name
     return "line"
@@ -419,7 +421,7 @@ class _Reader:
         self.arm = arm
         self.group_by = group_by
         self.output_field = output_field
-        self.text_fields = (*_ITEM_FIELDS, output_field)
+        self.text_fields = (*ITEM_FIELDS, output_field)
         self.deep = bool(group_by) or id is not None  # a benchmark record's metadata is looked in too
 
     def _bad(self, where: int, problem: str) -> RowError:
@@ -993,7 +995,7 @@ def _flip_side(side: _Side, i: int, row: Mapping[str, Any] | None, output_field:
     fields: Mapping[str, Any] = {} if row is None or shape is None else shape.fields(row)
     verdict: Mapping[str, Any] = {} if row is None or shape is None else shape.verdict(row)
     v = side.verdict[i]
-    item = next((fields[f] for f in _ITEM_FIELDS if f in fields), None)
+    item = next((fields[f] for f in ITEM_FIELDS if f in fields), None)
     keys = ("", "", "", "outcome", "explanation") if shape is None else shape.keys
     explanation = verdict.get(keys[4])
     if shape is not None and shape.kind == "benchmark" and verdict.get("error"):
@@ -1001,12 +1003,12 @@ def _flip_side(side: _Side, i: int, row: Mapping[str, Any] | None, output_field:
     return FlipSide(
         None if v == _UNSCORED else v == _RIGHT,
         None if v == _UNSCORED else side.value[i],
-        _cut(verdict.get(keys[3])),
+        cut_text(verdict.get(keys[3])),
         _KINDS[side.kind[i]],
-        _cut(None if shape is None else shape.output(fields, output_field)),
-        _cut(item),
-        _cut(fields.get("label")),
-        _cut(explanation),
+        cut_text(None if shape is None else shape.output(fields, output_field)),
+        cut_text(item),
+        cut_text(fields.get("label")),
+        cut_text(explanation),
         f"{side.source}:{side.where[i]}",
     )
 

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from .compare import Flip, Gate, PairedDifference, RunComparison
     from .groups import GroupedSummaries
 
-__all__ = ["comparison_page", "summary_page", "write_page"]
+__all__ = ["FailedRow", "FailingRows", "comparison_page", "summary_page", "write_page"]
 
 COLOURS: Final = {
     "accuracy": "#3b6ea8",
@@ -94,6 +94,10 @@ b[data-field] { white-space: nowrap; }
 table.flips { width: 100%; table-layout: fixed; }
 table.flips td { overflow-wrap: anywhere; }
 table.flips col.id { width: 14%; } table.flips col.side { width: 43%; }
+table.failing { width: 100%; table-layout: fixed; } table.failing td { overflow-wrap: anywhere; }
+table.failing col.id { width: 16%; } table.failing col.output { width: 34%; } table.failing col.label { width: 16%; }
+table.failing col.kind { width: 12%; } table.failing col.why { width: 22%; }
+h3 { font-size: 15px; margin: 16px 0 4px; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 2px 0; font: 13px/1.35 ui-monospace, Menlo,
       Consolas, monospace; background: var(--band); padding: 4px 6px; border-radius: 3px; max-height: 16em;
       overflow: auto; }
@@ -192,7 +196,7 @@ class _Layout(NamedTuple):
     def figure_at(self, y: float) -> str:
         """The x, y and anchor of a row's figure."""
         if self.narrow:
-            return f'x="{self.width}" y="{y + 14}" text-anchor="end"'
+            return f'x="{self.width - 1}" y="{y + 14}" text-anchor="end"'
         return f'x="{self.label + self.plot + 12}" y="{y + 19}"'
 
     def bar_top(self, y: float) -> float:
@@ -203,7 +207,7 @@ class _Layout(NamedTuple):
 def _layout(narrow: bool, figure: int) -> _Layout:
     """A chart's layout: `figure`, the room a wide row leaves right of the plot for its figures."""
     if narrow:
-        return _Layout(_NARROW, 6, _NARROW - 12, 46, 44, True)
+        return _Layout(_NARROW, 24, _NARROW - 48, 46, 44, True)
     return _Layout(_WIDTH, _LABEL, _WIDTH - _LABEL - figure, _ROW, 32, False)
 
 
@@ -501,8 +505,10 @@ def summary_page(
     kind: str,
     grouped: Sequence[GroupedSummaries] = (),
     provenance: Iterable[tuple[str, Any]] = (),
+    failing: FailingRows | None = None,
 ) -> str:
-    """The page of one run: a chart row per summary (a scorer, an arm), then per group of each, then provenance."""
+    """The page of one run: a chart row per summary (a scorer, an arm), then per group of each, then (`failing`)
+    each scorer's failing rows, then provenance. The title names the scorers."""
     rows: list[tuple[str, Summary]] = [(s.name, s) for s in summaries]
     several = len(summaries) > 1
     for whole, groups in zip(summaries, grouped, strict=False):
@@ -510,13 +516,129 @@ def summary_page(
             rows.append((f"{whole.name} · {g.name}" if several else g.name, g))
     first = kind if not grouped else f"{kind} / {', '.join(grouped[0].columns)}"
     sections = _summary_sections(rows, first)
+    if failing is not None:
+        sections.append(_failing_section(failing))
     prov = [*provenance, ("made", _now()), ("scorebridge", scorebridge_version())]
     sections.append(_provenance(prov))
     if kind == "scorer":  # every scorer scored the same rows
-        counted = f"{summaries[0].rows if summaries else 0} rows, {len(summaries)} scorer{'s' * (len(summaries) != 1)}"
+        counted = f"{_n(summaries[0].rows if summaries else 0, 'row')}, {_n(len(summaries), 'scorer')}"
     else:
-        counted = f"{sum(s.rows for s in summaries)} records, {len(summaries)} {kind}{'s' * (len(summaries) != 1)}"
+        counted = f"{_n(sum(s.rows for s in summaries), 'record')}, {_n(len(summaries), kind)}"
     return _page(title, f"{counted} · {_now()}", sections)
+
+
+class FailedRow(NamedTuple):
+    """A row a scorer found wrong (or could not score for a failure: an error without a label): what the page
+    shows of it, each text cut to `compare.TEXT_LIMIT` characters."""
+
+    id: str
+    line: int
+    item: str | None
+    output: str | None
+    label: str | None
+    grade: str
+    failure_kind: str | None
+    outcome: str | None
+    explanation: str | None
+
+
+class FailingRows:
+    """The failing rows of a run, per scorer, for the score page: each scorer's `show` shortest (None: all) are
+    kept as the rows go by, and all are counted, so a long run holds no more than `show` rows a scorer.
+
+    A row fails when its Score is wrong (correct False) or unscored with a failure kind (an error on a row
+    without a label). Shortest is by the length of the row's item, output and label text; ties keep the
+    file's order. Its id is the row's `id` field, else its line.
+    """
+
+    def __init__(self, scorers: Sequence[str], show: int | None, *, fields: tuple[str | None, str, str]) -> None:
+        self.scorers = list(scorers)
+        self.show = show
+        self.counts = [0] * len(scorers)
+        self._item, self._output, self._label = fields
+        self._kept: list[list[tuple[int, int, FailedRow]]] = [[] for _ in scorers]  # a heap of (-length, -line)
+
+    def add(self, line: int, row: Mapping[str, Any], scores: Sequence[Any]) -> None:
+        """Count (and keep, if among the shortest) the row `line` for each scorer whose Score in `scores` fails."""
+        import heapq
+
+        from .compare import ITEM_FIELDS, cut_text
+
+        failed = [
+            i
+            for i, score in enumerate(scores)
+            if score.correct is False or (score.correct is None and score.failure_kind)
+        ]
+        if not failed:
+            return
+        item_field = self._item or next((f for f in ITEM_FIELDS if f in row), None)
+        texts = [row.get(item_field) if item_field else None, row.get(self._output), row.get(self._label)]
+        length = sum(len(t) if isinstance(t, str) else len(str(t)) for t in texts if t is not None)
+        for i in failed:
+            self.counts[i] += 1
+            kept = self._kept[i]
+            if self.show is not None and len(kept) >= self.show and (-kept[0][0], -kept[0][1]) < (length, line):
+                continue
+            score = scores[i]
+            shown_id = row.get("id")
+            item, output, label = (cut_text(t) for t in texts)
+            entry = FailedRow(
+                str(shown_id) if shown_id is not None else f"line {line}",
+                line,
+                item,
+                output,
+                label,
+                score.grade,
+                score.failure_kind,
+                cut_text(score.outcome),
+                cut_text(score.explanation),
+            )
+            heapq.heappush(kept, (-length, -line, entry))
+            if self.show is not None and len(kept) > self.show:
+                heapq.heappop(kept)  # the longest (the latest of equal length)
+
+    def rows(self, i: int) -> list[FailedRow]:
+        """Scorer `i`'s kept failing rows, shortest first."""
+        return [entry for _, _, entry in sorted(self._kept[i], key=lambda e: (-e[0], -e[1]))]
+
+
+def _failing_section(failing: FailingRows) -> str:
+    """The failing rows of each scorer, as the compare page lists flips: id, output, label, kind, explanation."""
+    parts = []
+    for i, name in enumerate(failing.scorers):
+        rows = failing.rows(i)
+        count = failing.counts[i]
+        whose = f" of {esc(name)}" if len(failing.scorers) > 1 else ""
+        if not count:
+            parts.append(f'<h3 class="failing-none">No failing row{whose}</h3>' if whose else "<p>No failing row.</p>")
+            continue
+        more = (
+            f"The {len(rows)} shortest of {count:,}, shortest first (<code>--show N</code> for more)."
+            if len(rows) < count
+            else "Shortest first."
+        )
+        body = []
+        for r in rows:
+            item = f'<div class="muted">{esc(r.item)}</div>' if r.item else ""
+            label = "" if r.label is None else f"<code>{esc(r.label)}</code>"
+            kind = esc(r.failure_kind) if r.failure_kind else "-"
+            outcome = f'<div class="muted">outcome <code>{esc(r.outcome)}</code></div>' if r.outcome is not None else ""
+            output = "" if r.output is None else f"<pre>{esc(r.output)}</pre>"
+            body.append(
+                f'<tr class="failing" data-id="{esc(r.id)}" data-line="{r.line}" data-kind="{kind}">'
+                f'<td><b>{esc(r.id)}</b><div class="muted">line {r.line}</div>{item}</td>'
+                f'<td><span class="grade {r.grade}">{r.grade}</span>{output}{outcome}</td><td>{label}</td>'
+                f"<td>{kind}</td><td>{esc(r.explanation or '')}</td></tr>"
+            )
+        columns = (
+            '<colgroup><col class="id"><col class="output"><col class="label"><col class="kind">'
+            '<col class="why"></colgroup>'
+        )
+        head = "<th>row</th><th>output</th><th>label</th><th>failure kind</th><th>explanation</th>"
+        heading = f"<h3>{esc(name)}: {_n(count, 'failing row')}</h3>" if whose else ""
+        parts.append(f'{heading}<p class="note muted">{more}</p>{_table("failing", head, body, columns)}')
+    total = sum(failing.counts)
+    return f'<section id="failing"><h2>Failing rows: {total:,}</h2>{"".join(parts)}</section>'
 
 
 def _flip_side_html(side: Any) -> str:
