@@ -88,11 +88,3 @@ def test_score_survives_pickling() -> None:
 
 def test_repr_leaves_out_empty_fields() -> None:
     assert repr(sb.Score(True, "paris")) == "Score(correct=True, outcome='paris', value=1.0)"
-
-
-def test_a_summary_table_lines_up_wide_and_combining_characters() -> None:
-    # guards: text tables padded by len(), so a CJK or accented cell pushed its row's columns out of line
-    from scorebridge._runner.summary import text_table
-
-    lines = text_table([["name", "n"], ["日本語", "1"], ["cafe\u0301", "22"], ["abc", "3"]], right=[1], rule=True)
-    assert lines == ["name     n", "------  --", "日本語   1", "cafe\u0301    22", "abc      3"]
