@@ -650,20 +650,29 @@ def _read_sides(run: _Run, scorers: Sequence[str | None], **options: Any) -> lis
     sides = [_Side(run.label, run.source) for _ in scorers]
     readers = [_Reader(side, **options) for side in sides]
     shapes: list[_Shape] = []
-    for where, row in run.rows:
-        if not shapes:
-            header = False
-            for side, name in zip(sides, scorers, strict=True):
-                shape, header = _shape_of(side.source, where, row, name)
-                if shape.scorer is None and run.identity is not None:
-                    shape.scorer = run.identity
-                side.shape = shape
-                side.fetch = run.fetch
-                shapes.append(shape)
-            if header:
-                continue
-        for reader, shape in zip(readers, shapes, strict=True):
-            reader.add(shape, where, row)
+    rows = iter(run.rows)
+    for where, row in rows:  # the first row: each side's shape (and a header, skipped)
+        header = False
+        for side, name in zip(sides, scorers, strict=True):
+            shape, header = _shape_of(side.source, where, row, name)
+            if shape.scorer is None and run.identity is not None:
+                shape.scorer = run.identity
+            side.shape = shape
+            side.fetch = run.fetch
+            shapes.append(shape)
+        if not header:
+            for reader, shape in zip(readers, shapes, strict=True):
+                reader.add(shape, where, row)
+        break
+    if len(readers) == 1:  # one scorer: the loop a row at a time, with nothing around it
+        add, only = readers[0].add, shapes[0]
+        for where, row in rows:
+            add(only, where, row)
+    else:
+        each = list(zip(readers, shapes, strict=True))
+        for where, row in rows:
+            for reader, shape in each:
+                reader.add(shape, where, row)
     for reader in readers:
         reader.finish()
     kind = None if not shapes else shapes[0].kind
