@@ -358,7 +358,7 @@ def test_a_scorer_neither_file_holds_is_a_usage_error_in_cli_words(
     base, new = two_scorers(tmp_path, capsys)
     status, _, err = compare_cli(capsys, str(base), str(new), "--scorer", "f1")
     assert status == 2
-    assert "--scorer f1: holds scores of exact, detect_includes, not of 'f1'" in err
+    assert f"--scorer f1: {base} holds scores of exact, detect_includes, not of 'f1'" in err
     assert "scorer=" not in err and "Traceback" not in err
 
 

@@ -601,10 +601,10 @@ class _Run(NamedTuple):
     identity: Mapping[str, Any] | None  # a BenchmarkResult's scorer
 
     def holds(self) -> str:
-        """What scorers' scores the run holds, as a message says it."""
+        """What scorers' scores the run holds, as a message says it after the run's name."""
         if self.names is None:
-            return f"{self.source} holds one unnamed scorer's scores"
-        return f"{self.source} holds scores of {', '.join(self.names)}"
+            return "holds one unnamed scorer's scores"
+        return f"holds scores of {', '.join(self.names)}"
 
 
 def _open(label: str, run: Any, *, name: str | None, group_by: Sequence[str]) -> _Run:
@@ -695,17 +695,18 @@ def _chosen_name(run: _Run, given: str) -> str | None:
     if run.names is None:
         return None
     if given not in run.names:
-        problem = f"compare: {run.holds()}, not of {given!r}"
         raise ScorerChoice(
-            f"{problem}; name each side's scorer with scorer=(base's, new's)",
-            f"--scorer {given}: {run.holds()[len(run.source) + 1 :]}, not of {given!r}, in {run.source}; name each "
-            "side's with --scorer twice (base's, then new's)",
+            f"compare: {run.source} {run.holds()}, not of {given!r}; name each side's scorer with "
+            "scorer=(base's, new's)",
+            f"--scorer {given}: {run.source} {run.holds()}, not of {given!r}; name each side's with --scorer twice "
+            "(base's, then new's)",
         )
     return given
 
 
-def scorer_pairs(base: _Run, new: _Run, scorer: str | tuple[str, str] | None) -> list[tuple[str | None, str | None]]:
-    """The scorers compared, as (base's, new's) pairs; the rule `compare` and `compare_scorers` document."""
+def _scorer_pairs(base: _Run, new: _Run, scorer: str | tuple[str, str] | None) -> list[tuple[str | None, str | None]]:
+    """The scorers compared, as (base's, new's) pairs (None: a run's one unnamed scorer), by the rule `compare`
+    and `compare_scorers` document."""
     if scorer is not None:
         names = _pair_of("scorer", scorer)
         return [(_chosen_name(base, names[0] or ""), _chosen_name(new, names[1] or ""))]
@@ -716,10 +717,10 @@ def scorer_pairs(base: _Run, new: _Run, scorer: str | tuple[str, str] | None) ->
     common = [name for name in b if name is not None and name in n]
     if common:
         return [(name, name) for name in common]
-    problem = f"compare: {base.holds()}, and {new.holds()}: no scorer is on both sides"
+    problem = f"{base.source} {base.holds()}, and {new.source} {new.holds()}: no scorer is on both sides"
     raise ScorerChoice(
-        f"{problem}; name each side's scorer with scorer=(base's, new's)",
-        f"{problem.removeprefix('compare: ')}; name each side's with --scorer twice (base's, then new's)",
+        f"compare: {problem}; name each side's scorer with scorer=(base's, new's)",
+        f"{problem}; name each side's with --scorer twice (base's, then new's)",
     )
 
 
@@ -1103,7 +1104,7 @@ def _comparisons(
     **options: Any,
 ) -> tuple[RunComparison, ...]:
     b, n = _open_both(base, new, group_by, names)
-    pairs = scorer_pairs(b, n, scorer)
+    pairs = _scorer_pairs(b, n, scorer)
     if one and len(pairs) > 1:
         shown = ", ".join(str(p[0]) for p in pairs)
         raise ScorerChoice(
