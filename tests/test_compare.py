@@ -589,3 +589,10 @@ def test_the_report_names_each_sides_id_column(tmp_path: Path, capsys: pytest.Ca
         capsys, str(base), str(tmp_path / "runs.jsonl"), "--id", "id", "--id", "item_id", "--report", str(page)
     )
     assert status == 0 and "<dt>paired by</dt><dd>id (base) and item_id (new)</dd>" in page.read_text(encoding="utf-8")
+
+
+def test_one_pair_is_one_pair_in_the_text() -> None:
+    # guards: "1 pairs"
+    text = str(sb.compare([{"id": 1, "correct": True}], [{"id": 1, "correct": False}]))
+    assert "paired by 'id': 1 pair (0 unscored on a side, left out)" in text
+    assert "accuracy on the 1 pair scored in both" in text

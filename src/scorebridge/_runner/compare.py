@@ -38,7 +38,7 @@ from .files import JSONL_SUFFIXES, PARQUET_SUFFIXES, Format, RowError, format_of
 from .groups import GroupedSummaries, group_key, group_names, parse_group_by, sort_key
 from .records import FIELDS, NEWER_FIELDS
 from .stats import Z95, mcnemar_exact, wilson_interval
-from .summary import Summaries, Summary, number_cell, text_table
+from .summary import Summaries, Summary, counted, number_cell, text_table
 
 if TYPE_CHECKING:
     from .result import BenchmarkResult
@@ -877,14 +877,14 @@ class RunComparison:
         out += Summaries([self.base._replace(name="base"), self.new._replace(name="new")], kind="run").lines()
         out.append("")
         out.append(
-            f"paired by {id_text(prov['id'])}: {p.pairs + self.unscored_pairs} pairs "
+            f"paired by {id_text(prov['id'])}: {counted(p.pairs + self.unscored_pairs, 'pair')} "
             f"({self.unscored_pairs} unscored on a side, left out), "
             f"{len(self.only_base)} only in base, {len(self.only_new)} only in new"
         )
         if p.pairs:
             ci = "" if p.interval is None else f", 95% CI [{p.interval[0]:+.3f}, {p.interval[1]:+.3f}]"
             out.append(
-                f"accuracy on the {p.pairs} pairs scored in both: base {number_cell(p.base_accuracy)}, "
+                f"accuracy on the {counted(p.pairs, 'pair')} scored in both: base {number_cell(p.base_accuracy)}, "
                 f"new {number_cell(p.new_accuracy)}; difference (new - base) {p.difference or 0.0:+.3f}{ci}"
             )
             out.append(

@@ -37,7 +37,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from .._protocol.score import FAILURE_KINDS
-from .summary import Summary, number_cell
+from .summary import Summary, counted, number_cell
 
 if TYPE_CHECKING:
     from .compare import Flip, Gate, PairedDifference, RunComparison
@@ -162,11 +162,6 @@ _WIDTH: Final = 1000
 _NARROW: Final = 640
 _LABEL: Final = 230
 _ROW: Final = 30
-
-
-def _n(count: int, word: str, plural: str | None = None) -> str:
-    """A count and its noun, singular for 1: `1 pair`, `2 pairs`."""
-    return f"{count:,} {word if count == 1 else plural or word + 's'}"
 
 
 def _label_text(name: str, limit: int = 32) -> str:
@@ -422,7 +417,7 @@ def difference_chart(rows: Sequence[tuple[str, PairedDifference]], *, narrow: bo
         figure = "no pair" if p.difference is None else f"{p.difference:+.3f} {_ci(p.interval, signed=True)}"
         parts.append(
             f'<text class="figure" {at.figure_at(y)}>{esc(figure)} '
-            f'<tspan class="tick">p={p.p_value:.3g}, {_n(p.pairs, "pair")}</tspan></text>'
+            f'<tspan class="tick">p={p.p_value:.3g}, {counted(p.pairs, "pair")}</tspan></text>'
         )
         parts.append("</g>")
     parts.append("</svg>")
@@ -521,10 +516,10 @@ def summary_page(
     prov = [*provenance, ("made", _now()), ("scorebridge", scorebridge_version())]
     sections.append(_provenance(prov))
     if kind == "scorer":  # every scorer scored the same rows
-        counted = f"{_n(summaries[0].rows if summaries else 0, 'row')}, {_n(len(summaries), 'scorer')}"
+        how_many = f"{counted(summaries[0].rows if summaries else 0, 'row')}, {counted(len(summaries), 'scorer')}"
     else:
-        counted = f"{_n(sum(s.rows for s in summaries), 'record')}, {_n(len(summaries), kind)}"
-    return _page(title, f"{counted} · {_now()}", sections)
+        how_many = f"{counted(sum(s.rows for s in summaries), 'record')}, {counted(len(summaries), kind)}"
+    return _page(title, f"{how_many} · {_now()}", sections)
 
 
 class FailedRow(NamedTuple):
@@ -635,7 +630,7 @@ def _failing_section(failing: FailingRows) -> str:
             '<col class="why"></colgroup>'
         )
         head = "<th>row</th><th>output</th><th>label</th><th>failure kind</th><th>explanation</th>"
-        heading = f"<h3>{esc(name)}: {_n(count, 'failing row')}</h3>" if whose else ""
+        heading = f"<h3>{esc(name)}: {counted(count, 'failing row')}</h3>" if whose else ""
         parts.append(f'{heading}<p class="note muted">{more}</p>{_table("failing", head, body, columns)}')
     total = sum(failing.counts)
     return f'<section id="failing"><h2>Failing rows: {total:,}</h2>{"".join(parts)}</section>'
@@ -717,14 +712,14 @@ def _comparison_sections(c: RunComparison, show: int | None, gate: Gate, suffix:
     columns = ", ".join(c.group_by)
     first = "run" if not c.groups else f"run / {columns}"
     in_group, or_group = (" (for a group, the group's rows in that run)", " or group") if c.groups else ("", "")
-    only = f"{_n(len(c.only_base), 'row')} only in base, {len(c.only_new):,} only in new"
-    unscored = f"{_n(c.unscored_pairs, 'pair')} unscored on a side"
+    only = f"{counted(len(c.only_base), 'row')} only in base, {len(c.only_new):,} only in new"
+    unscored = f"{counted(c.unscored_pairs, 'pair')} unscored on a side"
     own_rows = (
         f"Each run on its own, as <code>scorebridge score</code> counts its file: all its rows{in_group}, paired "
-        f"or not: base {_n(c.base.rows, 'row')}, new {c.new.rows:,}; {len(c.only_base)} only in base, "
-        f"{len(c.only_new)} only in new, {unscored}. The paired figures above "
-        f"count only the {_n(p.pairs, 'pair')} scored in both runs, so an accuracy here can differ from the paired "
-        f"one of the same run{or_group}."
+        f"or not: base {counted(c.base.rows, 'row')}, new {c.new.rows:,}; {len(c.only_base)} only in base, "
+        f"{len(c.only_new)} only in new, {unscored}. The paired figures above count only the "
+        f"{counted(p.pairs, 'pair')} scored in both runs, so an accuracy here can differ from the paired one of the "
+        f"same run{or_group}."
     )
     sections = _summary_sections(rows, first, compared=own_rows)
     diff_rows: list[tuple[str, PairedDifference]] = [("all", p)] + [(g.name, g.paired) for g in c.groups]
@@ -745,7 +740,7 @@ def _comparison_sections(c: RunComparison, show: int | None, gate: Gate, suffix:
         f'<b data-field="new_accuracy">{number_cell(p.new_accuracy)}</b>; difference (new − base) '
         f'<b data-field="difference">{"-" if p.difference is None else format(p.difference, "+.3f")}</b>, '
         f'95% CI <b data-field="difference_interval">{_ci(p.interval, signed=True)}</b>; '
-        f"exact McNemar test on the {_n(flips, 'flip')}: p = "
+        f"exact McNemar test on the {counted(flips, 'flip')}: p = "
         f'<b data-field="p_value">{p.p_value:.4g}</b>. {unscored} {"is" if c.unscored_pairs == 1 else "are"} '
         f"left out; {only}.</p>"
     )
@@ -758,7 +753,7 @@ def _comparison_sections(c: RunComparison, show: int | None, gate: Gate, suffix:
     sections.insert(  # what changed comes first, after the verdict; then each run's own figures
         1,
         f'<section id="difference{suffix}"><h2>Paired difference in accuracy (new − base) on the '
-        f"{_n(p.pairs, 'pair')} scored in both runs, with its 95% interval</h2>"
+        f"{counted(p.pairs, 'pair')} scored in both runs, with its 95% interval</h2>"
         f"<figure>{_drawn(difference_chart, diff_rows)}</figure>{figures}{table}</section>",
     )
     if c.groups:
@@ -831,7 +826,7 @@ def comparison_page(
                 f'<section class="scorer" id="scorer-{k}" data-scorer="{esc(c.scorer)}">'
                 f'<h2 class="scorer">Scorer {esc(c.scorer)}</h2>{inner}</section>'
             )
-    pairs = ", ".join(_n(c.paired.pairs, "pair") for c in comparisons)
+    pairs = ", ".join(counted(c.paired.pairs, "pair") for c in comparisons)
     return _page(name, f"scorebridge compare · {pairs} · {_now()}", sections)
 
 

@@ -27,7 +27,12 @@ from typing import Any, NamedTuple, Protocol
 from .._protocol.score import FAILURE_KINDS, FailureKind
 from .stats import wilson_interval
 
-__all__ = ["Summaries", "Summary", "display_width", "number_cell", "text_table"]
+__all__ = ["Summaries", "Summary", "counted", "display_width", "number_cell", "text_table"]
+
+
+def counted(count: int, word: str, plural: str | None = None) -> str:
+    """A count and its noun, singular for 1 (`1 pair`, `2 pairs`, `1,000 rows`); `plural` when not `word` + s."""
+    return f"{count:,} {word if count == 1 else plural or word + 's'}"
 
 
 def display_width(text: str) -> int:
