@@ -450,3 +450,23 @@ def test_at_700_pixels_the_charts_text_stays_readable_and_no_table_is_cut(
     assert seen["texts"] > 20 and seen["wide"] == 0
     assert seen["smallest"] >= 11, seen
     assert seen["page"] <= 700 and seen["cut"] == 0, seen
+
+
+def test_at_700_pixels_the_score_page_with_its_failing_rows_fits_too(
+    browser: Browser, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = write_run(tmp_path / "in.jsonl", outputs(True, hostile="x" * 300))
+    page = tmp_path / "score.html"
+    argv = ["score", str(data), "--scorer", "exact", "--scorer", "detect_includes", "--group-by", "topic"]
+    assert main([*argv, "--report", str(page)]) == 0
+    capsys.readouterr()
+    browser.send("Emulation.setDeviceMetricsOverride", {"width": 700, "height": 900, "deviceScaleFactor": 1,
+                                                          "mobile": False})  # fmt: skip
+    try:
+        browser.open(page.as_uri())
+        seen = browser.evaluate(NARROW_JS)
+        failing = browser.evaluate("document.querySelectorAll('#failing tr.failing').length")
+    finally:
+        browser.send("Emulation.clearDeviceMetricsOverride")
+    assert failing > 0 and seen["texts"] > 10
+    assert seen["smallest"] >= 11 and seen["page"] <= 700 and seen["cut"] == 0, seen
