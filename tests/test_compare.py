@@ -596,3 +596,16 @@ def test_one_pair_is_one_pair_in_the_text() -> None:
     text = str(sb.compare([{"id": 1, "correct": True}], [{"id": 1, "correct": False}]))
     assert "paired by 'id': 1 pair (0 unscored on a side, left out)" in text
     assert "accuracy on the 1 pair scored in both" in text
+
+
+def test_a_scorer_in_one_file_only_is_named_as_not_compared(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # rows on one side only are named, never dropped silently; so are scorers
+    base = scored(tmp_path, "base", outputs(False), "--scorer", "detect_includes")
+    new = scored(tmp_path, "new", outputs(True), "--scorer", "detect_includes", "--scorer", "detect_exact")
+    capsys.readouterr()
+    status, out, _ = compare_cli(capsys, str(base), str(new), "--show", "0")
+    assert status == 0
+    assert out.count("== scorer ") == 2
+    assert out.rstrip().endswith("not compared: new's detect_exact")
+    compare_cli(capsys, str(base), str(new), "--report", str(tmp_path / "r.html"))
+    assert "not compared: new&#x27;s detect_exact" in (tmp_path / "r.html").read_text("utf-8")

@@ -361,6 +361,7 @@ class _Side:
         self.arms: set[str] = set()
         self.fetch: Callable[[Collection[int]], dict[int, Mapping[str, Any]]] = lambda wheres: {}
         self.partial = False  # a scored value strictly between 0 and 1, or outside [0, 1]
+        self.held: list[str] | None = None  # the scorers whose scores the run holds (None: one unnamed scorer's)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -648,6 +649,8 @@ def _read_sides(run: _Run, scorers: Sequence[str | None], **options: Any) -> lis
     """A `_Side` per scorer of `scorers` (each a score file's column prefix, or None: the run's one scorer), all
     read in one pass over the run's rows."""
     sides = [_Side(run.label, run.source) for _ in scorers]
+    for side in sides:
+        side.held = run.names
     readers = [_Reader(side, **options) for side in sides]
     shapes: list[_Shape] = []
     rows = iter(run.rows)
@@ -959,13 +962,28 @@ def write_comparisons(
 
 def comparisons_lines(comparisons: Sequence[RunComparison], show: int | None = 20) -> list[str]:
     """The text of one comparison per scorer: each one's `lines()`, under a heading naming its scorer when there
-    are several."""
+    are several, then the scorers one run holds and the comparison left out (`not_compared`)."""
     if len(comparisons) == 1:
-        return comparisons[0].lines(show=show)
-    out: list[str] = []
-    for c in comparisons:
-        out += [*([""] if out else []), f"== scorer {c.scorer} ==", *c.lines(show=show)]
-    return out
+        out = comparisons[0].lines(show=show)
+    else:
+        out = []
+        for c in comparisons:
+            out += [*([""] if out else []), f"== scorer {c.scorer} ==", *c.lines(show=show)]
+    left = not_compared(comparisons)
+    return [*out, *([""] if left else []), *left]
+
+
+def not_compared(comparisons: Sequence[RunComparison]) -> list[str]:
+    """A line per run holding scores of scorers that were not compared (the other run has none of theirs, or
+    `--scorer` chose others): `not compared: new's f1`; none when every scorer was."""
+    lines = []
+    for side in ("base", "new"):
+        compared = {(c.provenance[side].get("scorer") or {}).get("name") for c in comparisons}
+        held = comparisons[0].provenance[side].get("scorers") or [] if comparisons else []
+        left = [name for name in held if name not in compared]
+        if left:
+            lines.append(f"not compared: {side}'s {', '.join(left)}")
+    return lines
 
 
 def comparisons_dict(
@@ -1291,6 +1309,8 @@ def _compare(b: _Side, n: _Side, columns: tuple[str, ...], output_field: str) ->
             info["scorer"] = dict(shape.scorer)
         if side.arm is not None:
             info["arm"] = side.arm
+        if side.held is not None:
+            info["scorers"] = list(side.held)
         if os.path.isfile(side.source):
             info["bytes"] = os.path.getsize(side.source)
         return info

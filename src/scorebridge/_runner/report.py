@@ -826,6 +826,11 @@ def comparison_page(
                 f'<section class="scorer" id="scorer-{k}" data-scorer="{esc(c.scorer)}">'
                 f'<h2 class="scorer">Scorer {esc(c.scorer)}</h2>{inner}</section>'
             )
+    from .compare import not_compared
+
+    left = not_compared(comparisons)
+    if left:
+        sections.insert(0, f'<p class="note muted" id="not-compared">{esc("; ".join(left))}</p>')
     pairs = ", ".join(counted(c.paired.pairs, "pair") for c in comparisons)
     return _page(name, f"scorebridge compare · {pairs} · {_now()}", sections)
 
