@@ -288,14 +288,121 @@ def test_partial_credit_gives_the_mean_paired_difference() -> None:
     assert (paired.regressed, paired.improved) == (1, 1)  # McNemar counts flips of correct
 
 
-def test_a_file_of_several_scorers_needs_one_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    rows = outputs(False)
-    a = scored(tmp_path, "a", rows, "--scorer", "detect_includes")
+def two_scorers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Path, Path]:
+    """Base and new scored by exact and detect_includes (which reads "not answer 3" as holding "answer 3")."""
+    pair = (
+        scored(tmp_path, "base", outputs(False), "--scorer", "detect_includes"),
+        scored(tmp_path, "new", outputs(True), "--scorer", "detect_includes"),
+    )
     capsys.readouterr()
-    status, _, err = compare_cli(capsys, str(a), str(a))
-    assert status == 1 and "several scorers (exact, detect_includes)" in err
-    status, out, _ = compare_cli(capsys, str(a), str(a), "--scorer", "detect_includes")
-    assert status == 0 and "0 regressed" in out
+    return pair
+
+
+def test_two_files_of_two_scorers_each_print_both_scorers_sections(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # guards: compare refused a file of several scorers unless one was named, so only one was ever compared
+    base, new = two_scorers(tmp_path, capsys)
+    status, out, err = compare_cli(capsys, str(base), str(new))
+    assert status == 0, err
+    exact, includes = out.split("== scorer detect_includes ==")
+    assert exact.startswith("== scorer exact ==\n")
+    assert "flips: 7 regressed (right in base, wrong in new), 2 improved" in exact
+    assert "flips: 0 regressed (right in base, wrong in new), 0 improved" in includes
+
+
+def test_the_json_of_two_scorers_holds_a_comparison_of_each(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base, new = two_scorers(tmp_path, capsys)
+    status, out, _ = compare_cli(capsys, str(base), str(new), "--format", "json", "--fail-on-regression")
+    data = json.loads(out)
+    assert status == 3
+    assert data["scorers"] == ["exact", "detect_includes"]
+    assert [(c["scorer"], c["paired"]["regressed"]) for c in data["comparisons"]] == [
+        ("exact", 7),
+        ("detect_includes", 0),
+    ]
+    assert data["regression"].startswith("exact: 7 items regressed")
+    assert data["comparisons"][1]["regression"] is None
+
+
+def test_a_regression_of_one_scorer_of_two_fails_naming_that_scorer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, new = two_scorers(tmp_path, capsys)
+    status, _, err = compare_cli(capsys, str(base), str(new), "--fail-on-regression")
+    assert status == 3
+    assert err == "scorebridge compare: a regression: exact: 7 items regressed, more than 0\n"
+
+
+def test_scorer_once_compares_that_scorer_of_both_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base, new = two_scorers(tmp_path, capsys)
+    status, out, _ = compare_cli(capsys, str(base), str(new), "--scorer", "detect_includes")
+    assert status == 0 and "== scorer" not in out and "flips: 0 regressed" in out
+
+
+def test_scorer_twice_pairs_base_s_scorer_with_new_s(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base, new = two_scorers(tmp_path, capsys)
+    status, out, _ = compare_cli(capsys, str(base), str(new), "--scorer", "detect_includes", "--scorer", "exact")
+    assert status == 0
+    # base by detect_includes is right everywhere, so every row new's exact finds wrong is regressed
+    wrong = sum(r["output"] != r["label"] for r in outputs(True))
+    assert f"flips: {wrong} regressed (right in base, wrong in new), 0 improved" in out
+    compared = sb.compare(base, new, scorer=("detect_includes", "exact"))
+    assert compared.scorer == "detect_includes (base) and exact (new)"
+
+
+def test_a_scorer_neither_file_holds_is_a_usage_error_in_cli_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # guards: a file of several scorers without --scorer was exit status 1 with a Python hint, "(scorer=)"
+    base, new = two_scorers(tmp_path, capsys)
+    status, _, err = compare_cli(capsys, str(base), str(new), "--scorer", "f1")
+    assert status == 2
+    assert f"--scorer f1: {base} holds scores of exact, detect_includes, not of 'f1'" in err
+    assert "scorer=" not in err and "Traceback" not in err
+
+
+def test_files_with_no_scorer_in_common_are_a_usage_error_naming_both(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = scored(tmp_path, "base", outputs(False), "--scorer", "detect_includes")
+    data = tmp_path / "other-outputs.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in outputs(True)), encoding="utf-8")
+    new = tmp_path / "other.jsonl"
+    assert main(["score", str(data), "--scorer", "detect_exact", "--scorer", "detect_match", "--out", str(new)]) == 0
+    capsys.readouterr()
+    status, _, err = compare_cli(capsys, str(base), str(new))
+    assert status == 2
+    assert f"{base} holds scores of exact, detect_includes, and {new} holds scores of detect_exact, detect_match" in err
+    assert "--scorer twice (base's, then new's)" in err and "scorer=" not in err
+
+
+def test_python_compare_of_two_scorers_asks_for_one_in_python_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, new = two_scorers(tmp_path, capsys)
+    with pytest.raises(ValueError, match=r"several scorers \(exact, detect_includes\): choose one with scorer="):
+        sb.compare(base, new)
+    each = sb.compare_scorers(base, new)
+    assert [(c.scorer, c.paired.regressed) for c in each] == [("exact", 7), ("detect_includes", 0)]
+
+
+def test_a_benchmark_out_file_compares_with_a_score_file_of_several_scorers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # guards: "holds one unnamed scorer's scores" although the benchmark file's header names its scorer
+    rows = outputs(False)
+    items = {r["id"]: r["question"] for r in rows}
+    answers = {r["question"]: r["output"] for r in rows}
+    sb.benchmark({"m": answers.__getitem__}, items, {r["id"]: r["label"] for r in rows}, out=tmp_path / "bench.jsonl")
+    new = scored(tmp_path, "new", outputs(True), "--scorer", "detect_includes")
+    capsys.readouterr()
+    status, out, err = compare_cli(capsys, str(tmp_path / "bench.jsonl"), str(new), "--format", "json")
+    assert status == 0, err
+    data = json.loads(out)
+    assert data["scorer"] == "exact"
+    assert (data["paired"]["pairs"], data["paired"]["regressed"], data["paired"]["improved"]) == (200, 7, 2)
+    assert data["provenance"]["id"] == ["item_id", "id"]
 
 
 def test_the_out_shape_written_before_is_read_too(tmp_path: Path) -> None:
@@ -482,3 +589,23 @@ def test_the_report_names_each_sides_id_column(tmp_path: Path, capsys: pytest.Ca
         capsys, str(base), str(tmp_path / "runs.jsonl"), "--id", "id", "--id", "item_id", "--report", str(page)
     )
     assert status == 0 and "<dt>paired by</dt><dd>id (base) and item_id (new)</dd>" in page.read_text(encoding="utf-8")
+
+
+def test_one_pair_is_one_pair_in_the_text() -> None:
+    # guards: "1 pairs"
+    text = str(sb.compare([{"id": 1, "correct": True}], [{"id": 1, "correct": False}]))
+    assert "paired by 'id': 1 pair (0 unscored on a side, left out)" in text
+    assert "accuracy on the 1 pair scored in both" in text
+
+
+def test_a_scorer_in_one_file_only_is_named_as_not_compared(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # rows on one side only are named, never dropped silently; so are scorers
+    base = scored(tmp_path, "base", outputs(False), "--scorer", "detect_includes")
+    new = scored(tmp_path, "new", outputs(True), "--scorer", "detect_includes", "--scorer", "detect_exact")
+    capsys.readouterr()
+    status, out, _ = compare_cli(capsys, str(base), str(new), "--show", "0")
+    assert status == 0
+    assert out.count("== scorer ") == 2
+    assert out.rstrip().endswith("not compared: new's detect_exact")
+    compare_cli(capsys, str(base), str(new), "--report", str(tmp_path / "r.html"))
+    assert "not compared: new&#x27;s detect_exact" in (tmp_path / "r.html").read_text("utf-8")

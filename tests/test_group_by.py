@@ -133,3 +133,17 @@ def test_groups_whose_values_print_the_same_are_named_apart(tmp_path: Path, caps
     result = sb.benchmark({"a": lambda item: "a"}, {f"q{n}": {"k": v} for n, v in enumerate(values)}, ["a"] * 6)
     named = [s.name.removeprefix("a / ") for s in result.summary(group_by="k")]
     assert named == [line.split()[0] for line in table[:-1]] + ["a"]  # a benchmark's groups are named alike
+
+
+def test_a_group_table_of_cjk_and_accented_names_lines_up(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # guards: text tables padded by len(), so a CJK or accented group name pushed its row's columns out of line
+    from scorebridge._runner.summary import display_width
+
+    topics = ["日本語", "cafe\u0301", "abc"]
+    rows = [{"question": f"q{i}", "output": "a", "label": "a", "topic": topics[i % 3]} for i in range(6)]
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    assert main(["score", str(data), "--scorer", "exact", "--group-by", "topic"]) == 0
+    table = capsys.readouterr().out.split("by topic:\n")[1].strip("\n").splitlines()
+    assert [line.split()[0] for line in table[2:]] == ["abc", "cafe\u0301", "日本語", "all"]
+    assert {display_width(line) for line in table} == {display_width(table[0])}  # every row ends in one column

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import io
 import itertools
 import json
 import os
@@ -147,3 +148,65 @@ def test_a_line_says_done_of_total_the_rate_and_the_time_left(capsys: pytest.Cap
     progress.close()
     assert re.match(r"^scoring: 100/400 rows \(25%\), [\d,.]+ rows/s, .+ left$", line), line
     assert capsys.readouterr().err.startswith("scoring: 100/400 rows (25%)")
+
+
+def test_a_hang_says_stalled_instead_of_a_climbing_time_left() -> None:
+    # guards: during a hang the line's ETA only climbed ("20m01s left") while no row finished
+    out = io.StringIO()
+    progress = Progress("scoring", "rows", 100, "lines", every=60, file=out, stalled=0.2)
+    progress.update(10)
+    assert progress.line().endswith(" left")
+    time.sleep(0.3)
+    stalled = progress.line()
+    progress.update(1)
+    moving = progress.line()
+    progress.close()
+    assert re.search(r", stalled, nothing done for \d+s$", stalled), stalled
+    assert moving.endswith(" left"), moving
+
+
+def test_a_row_slower_than_the_stall_time_is_no_stall_when_every_row_is_that_slow() -> None:
+    progress = Progress("scoring", "rows", 100, "lines", every=60, file=io.StringIO(), stalled=0.05)
+    time.sleep(0.1)
+    progress.update(1)  # one row took 0.1 s: the next is a stall only after ten times that
+    time.sleep(0.06)
+    line = progress.line()
+    progress.close()
+    assert "stalled" not in line, line
+
+
+def test_a_log_line_says_stalled_while_a_row_hangs() -> None:
+    out = io.StringIO()
+    progress = Progress("scoring", "rows", 10, "lines", every=0.1, file=out, stalled=0.15)
+    progress.update(1)
+    time.sleep(0.5)
+    progress.close()
+    assert any("stalled, nothing done for" in line for line in out.getvalue().splitlines()), out.getvalue()
+
+
+def test_an_interrupted_run_ends_with_interrupted_not_done() -> None:
+    # guards: after a signal the last line said "done in ..."
+    out = io.StringIO()
+    progress = Progress("scoring", "rows", 10, "lines", every=60, file=out)
+    progress.update(3)
+    progress.close(interrupted=True)
+    assert re.match(r"^scoring: 3/10 rows \(30%\), [\d,.]+ rows/s, interrupted after \d+s$", out.getvalue().strip())
+    assert "done" not in out.getvalue()
+
+
+def test_an_interrupted_bar_is_marked_interrupted() -> None:
+    out = io.StringIO()
+    progress = Progress("scoring", "rows", 10, "bar", file=out)
+    progress.update(3)
+    progress.close(interrupted=True)
+    last = out.getvalue().replace("\n", "\r").rstrip("\r").rsplit("\r", 1)[-1]  # the bar as it was left
+    assert "3/10" in last and "interrupted" in last, last
+
+
+def test_a_bar_is_marked_stalled_while_a_row_hangs() -> None:
+    out = io.StringIO()
+    progress = Progress("scoring", "rows", 10, "bar", file=out, stalled=0.2)
+    progress.update(1)
+    time.sleep(1.4)  # the bar is looked at once a second
+    progress.close()
+    assert "stalled, nothing done for 1s" in out.getvalue(), out.getvalue()

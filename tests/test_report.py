@@ -94,3 +94,56 @@ def test_the_printed_page_repeats_each_tables_header_and_never_wraps_a_figure(tm
             r"(<colgroup>.*?</colgroup>)?<thead><tr>(<th[^>]*>[^<]*</th>)+</tr></thead><tbody>.*", table
         )
     assert '<td class="num" data-field="interval">[' in html  # an interval is such a cell
+
+
+def five_regressed_three_improved() -> sb.RunComparison:
+    """40 pairs: 5 right in base only, 3 right in new only (p = 0.73, no significant drop), one unscored pair."""
+    base = [{"id": i, "correct": i >= 3} for i in range(40)]
+    new = [{"id": i, "correct": not 3 <= i < 8} for i in range(40)]
+    base.append({"id": 40, "correct": None})
+    new.append({"id": 40, "correct": True})
+    return sb.compare(base, new)
+
+
+def verdict_class(html_text: str) -> str:
+    found = re.search(r'<div class="verdict (\w+)"', html_text)
+    assert found is not None
+    return found.group(1)
+
+
+def test_the_verdict_is_red_when_fail_on_regression_would_fail_the_run(tmp_path: Path) -> None:
+    # guards: the verdict box was neutral grey with 5 regressed against 3 improved, though the gate failed the run
+    compared = five_regressed_three_improved()
+    shown = Path(compared.report(tmp_path / "r.html", fail_on_regression=0)).read_text("utf-8")
+    assert verdict_class(shown) == "drop"
+    assert "--fail-on-regression: fails: 5 items regressed, more than 0" in shown
+
+
+def test_the_verdict_is_green_when_the_gate_passes(tmp_path: Path) -> None:
+    compared = five_regressed_three_improved()
+    shown = Path(compared.report(tmp_path / "r.html", fail_on_regression=5)).read_text("utf-8")
+    assert verdict_class(shown) == "pass" and "--fail-on-regression=5: passes" in shown
+
+
+def test_without_a_gate_more_regressed_than_improved_is_amber_not_grey(tmp_path: Path) -> None:
+    shown = Path(five_regressed_three_improved().report(tmp_path / "r.html")).read_text("utf-8")
+    assert verdict_class(shown) == "warn"
+
+
+def test_counts_of_one_are_singular_on_the_compare_page(tmp_path: Path) -> None:
+    # guards: "1 pairs unscored"
+    shown = Path(five_regressed_three_improved().report(tmp_path / "r.html")).read_text("utf-8")
+    assert "1 pair unscored on a side is left out" in shown
+    assert re.search(r"(?<![\d,.])1 (pairs|rows|flips)\b", shown) is None
+
+
+def test_a_page_of_two_scorers_has_a_section_for_each(tmp_path: Path) -> None:
+    rows = [{"id": i, "a.correct": i % 2 == 0, "a.grade": "C", "b.correct": True, "b.grade": "C"} for i in range(6)]
+    flipped = [{**r, "a.correct": True} for r in rows]
+    each = sb.compare_scorers(rows, flipped)
+    from scorebridge._runner.compare import write_comparisons
+
+    shown = Path(write_comparisons(each, tmp_path / "r.html")).read_text("utf-8")
+    assert re.findall(r'<h2 class="scorer">Scorer (\w+)</h2>', shown) == ["a", "b"]
+    assert "<title>a, b: " in shown
+    assert 'id="verdict-1"' in shown and 'id="verdict-2"' in shown

@@ -380,3 +380,93 @@ def test_a_printed_interval_stays_on_one_line(printed: tuple[list[str], dict[str
     assert not re.findall(r"\[[-+]?\d\.\d{3},(?!\s*[-+]?\d\.\d{3}\])", text)  # an interval cut after its comma
     for summary in (data["base"], data["new"], *(g[side] for g in data["groups"] for side in ("base", "new"))):
         assert text.count(interval_text(summary["interval"])) >= 2  # the chart's figure and the table's
+
+
+def test_the_score_report_of_a_run_with_failures_lists_them_shortest_first(
+    browser: Browser, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # guards: the score page had no rows at all, so a user could not see which outputs failed
+    rows = outputs(True)
+    rows[7]["output"] = "a much longer wrong answer than the others"
+    data = write_run(tmp_path / "in.jsonl", rows)
+    page = tmp_path / "score.html"
+    out = tmp_path / "out.jsonl"
+    argv = ["score", str(data), "--scorer", "exact", "--report", str(page), "--show", "4", "--out", str(out)]
+    assert main(argv) == 0
+    kinds = {r["id"]: r["exact.failure_kind"] for r in map(json.loads, out.read_text("utf-8").splitlines())}
+    wrong = sum(kind is not None for kind in kinds.values())
+    browser.open(page.as_uri())
+    listed = browser.evaluate(
+        "[...document.querySelectorAll('#failing tr.failing')].map(tr => [...tr.children].map(td => td.innerText))"
+    )
+    heading = browser.evaluate("document.querySelector('#failing h2').innerText")
+    assert heading == f"Failing rows: {wrong}"
+    failed = [r for r in rows if r["output"] != r["label"]]
+    shortest = sorted(failed, key=lambda r: (len(r["question"] + r["output"] + r["label"]), rows.index(r)))[:4]
+    assert [cells[0].split("\n")[0] for cells in listed] == [r["id"] for r in shortest]
+    first = shortest[0]
+    row, output, label, kind, _ = listed[0]
+    assert first["question"] in row and first["output"] in output
+    assert (label, kind) == (first["label"], kinds[first["id"]])
+    assert "The 4 shortest of" in browser.evaluate("document.querySelector('#failing .note').innerText")
+
+
+def test_the_compare_pages_title_names_the_scorer(browser: Browser, comparison: tuple[Path, dict[str, Any]]) -> None:
+    # guards: the scorer was named only at the very bottom of the page
+    page, _ = comparison
+    browser.open(page.as_uri())
+    assert browser.evaluate("document.title").startswith("exact: ")
+    assert browser.evaluate("document.querySelector('h1').innerText").startswith("exact: ")
+
+
+NARROW_JS = """(() => {
+  const texts = [...document.querySelectorAll('svg.chart')].filter(svg => svg.getBoundingClientRect().width > 0)
+    .flatMap(svg => {
+      const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+      return [...svg.querySelectorAll('text')].map(t => parseFloat(getComputedStyle(t).fontSize) * scale);
+    });
+  const cut = [...document.querySelectorAll('table')].filter(t => {
+    const box = t.parentElement, right = box.getBoundingClientRect().right;
+    return t.getBoundingClientRect().right > right + 1 && box.scrollWidth <= box.clientWidth;
+  }).length;
+  return {smallest: Math.min(...texts), texts: texts.length, page: document.documentElement.scrollWidth,
+          wide: [...document.querySelectorAll('svg.wide')].filter(s => s.getBoundingClientRect().width > 0).length,
+          cut};
+})()"""
+
+
+def test_at_700_pixels_the_charts_text_stays_readable_and_no_table_is_cut(
+    browser: Browser, comparison: tuple[Path, dict[str, Any]]
+) -> None:
+    # guards: at 700 px the charts were scaled down to about 7 px text and wide tables ran off the page
+    page, _ = comparison
+    browser.send("Emulation.setDeviceMetricsOverride", {"width": 700, "height": 900, "deviceScaleFactor": 1,
+                                                          "mobile": False})  # fmt: skip
+    try:
+        browser.open(page.as_uri())
+        seen = browser.evaluate(NARROW_JS)
+    finally:
+        browser.send("Emulation.clearDeviceMetricsOverride")
+    assert seen["texts"] > 20 and seen["wide"] == 0
+    assert seen["smallest"] >= 11, seen
+    assert seen["page"] <= 700 and seen["cut"] == 0, seen
+
+
+def test_at_700_pixels_the_score_page_with_its_failing_rows_fits_too(
+    browser: Browser, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = write_run(tmp_path / "in.jsonl", outputs(True, hostile="x" * 300))
+    page = tmp_path / "score.html"
+    argv = ["score", str(data), "--scorer", "exact", "--scorer", "detect_includes", "--group-by", "topic"]
+    assert main([*argv, "--report", str(page)]) == 0
+    capsys.readouterr()
+    browser.send("Emulation.setDeviceMetricsOverride", {"width": 700, "height": 900, "deviceScaleFactor": 1,
+                                                          "mobile": False})  # fmt: skip
+    try:
+        browser.open(page.as_uri())
+        seen = browser.evaluate(NARROW_JS)
+        failing = browser.evaluate("document.querySelectorAll('#failing tr.failing').length")
+    finally:
+        browser.send("Emulation.clearDeviceMetricsOverride")
+    assert failing > 0 and seen["texts"] > 10
+    assert seen["smallest"] >= 11 and seen["page"] <= 700 and seen["cut"] == 0, seen

@@ -23,7 +23,7 @@ from ._scorers.model_graded import model_graded_fact, model_graded_qa
 from ._scorers.pattern import detect_answer, detect_pattern
 
 if TYPE_CHECKING:
-    from ._runner.compare import RunComparison, compare
+    from ._runner.compare import RunComparison, compare, compare_scorers
     from ._runner.records import BudgetExceeded
     from ._runner.result import BenchmarkResult
     from ._runner.run import abenchmark, benchmark
@@ -46,6 +46,7 @@ __all__ = [
     "abenchmark",
     "benchmark",
     "compare",
+    "compare_scorers",
     "detect_answer",
     "detect_exact",
     "detect_includes",
@@ -65,6 +66,7 @@ _LAZY = {
     "benchmark": "._runner.run",
     "RunComparison": "._runner.compare",
     "compare": "._runner.compare",
+    "compare_scorers": "._runner.compare",
 }
 
 

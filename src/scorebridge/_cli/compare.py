@@ -76,6 +76,11 @@ def add_group_by(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_show(p: argparse.ArgumentParser, what: str) -> None:
+    """--show N (or 'all'), default 20, as `score` and `compare` take it; `what` says what it cuts."""
+    p.add_argument("--show", type=_show, default=20, metavar="N", help=f"{what} (default: 20)")
+
+
 def add_report(p: argparse.ArgumentParser) -> None:
     """--report, as `score` and `compare` take it."""
     p.add_argument(
@@ -149,19 +154,16 @@ def add_parser(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
     )
     p.add_argument(
         "--scorer",
+        action="append",
+        default=[],
         metavar="NAME",
-        help="for files of several scorers' scores (score --scorer a --scorer b): the scorer compared",
+        help="compare only this scorer (default: each scorer whose scores both files hold, a section each; two "
+        "files of one scorer each, whatever their names); once for both files, or twice: base's, then new's, "
+        "when their names differ",
     )
     p.add_argument("--output-field", default="output", metavar="F", help="the output's field (default: output)")
     add_group_by(p)
-    p.add_argument(
-        "--show",
-        type=_show,
-        default=20,
-        metavar="N",
-        help="list at most N items of each kind (regressed, improved, one side only); 'all' for every one "
-        "(default: 20)",
-    )
+    add_show(p, "list at most N items of each kind (regressed, improved, one side only); 'all' for every one")
     p.add_argument(
         "--fail-on-regression",
         nargs="?",
@@ -200,19 +202,25 @@ def _one_or_two(option: str, given: list[str]) -> str | tuple[str, str] | None:
 
 def run(args: argparse.Namespace) -> int:
     """Run `scorebridge compare`; the exit status."""
-    from .._runner.compare import compare
+    from .._runner.compare import (
+        compare_scorers,
+        comparisons_dict,
+        comparisons_lines,
+        comparisons_regression,
+        write_comparisons,
+    )
 
     if args.report:
         check_report(args.report)
     if any(str(path).lower().endswith((".parquet", ".pq")) for path in (args.base, args.new)):
         _lean_arrow()
     try:
-        result = compare(
+        results = compare_scorers(
             args.base,
             args.new,
             id=_one_or_two("--id", args.id),
             arm=_one_or_two("--arm", args.arm),
-            scorer=args.scorer,
+            scorer=_one_or_two("--scorer", args.scorer),
             group_by=args.group_by or None,
             output_field=args.output_field,
         )
@@ -221,20 +229,18 @@ def run(args: argparse.Namespace) -> int:
 
         if isinstance(exc, RowError):
             raise
-        raise UsageError(str(exc).removeprefix("compare: ")) from None
+        raise UsageError(getattr(exc, "cli", str(exc)).removeprefix("compare: ")) from None
+    gate = args.fail_on_regression
     if args.report:
-        result.report(args.report)
+        write_comparisons(results, args.report, fail_on_regression=gate)
     if args.format == "json":
-        data = result.as_dict(show=args.show)
-        if args.fail_on_regression is not False:
-            data["regression"] = result.regression(args.fail_on_regression)
-        print(json.dumps(data, default=str))
+        print(json.dumps(comparisons_dict(results, show=args.show, fail_on_regression=gate), default=str))
     else:
-        print("\n".join(result.lines(show=args.show)))
+        print("\n".join(comparisons_lines(results, show=args.show)))
         if args.report:
             print(f"report: {args.report}")
-    if args.fail_on_regression is not False:
-        reason = result.regression(args.fail_on_regression)
+    if gate is not False:
+        reason = comparisons_regression(results, gate)
         if reason is not None:
             print(f"scorebridge compare: a regression: {reason}", file=sys.stderr)
             return EXIT["below"]

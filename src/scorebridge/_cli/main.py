@@ -187,10 +187,13 @@ def _add_score(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
         '(pip install "scorebridge[ray]")',
     )
     p.add_argument("--address", metavar="ADDRESS", help="with --engine ray: the cluster's address (default: Ray's own)")
-    from .compare import add_group_by, add_progress, add_report  # the options `compare` shares
+    from .compare import add_group_by, add_progress, add_report, add_show  # the options `compare` shares
 
     add_group_by(p)
     add_report(p)
+    add_show(
+        p, "with --report: the page lists at most N failing rows of each scorer, shortest first; 'all' for every one"
+    )
     add_progress(p)
     p.set_defaults(module="score")
 

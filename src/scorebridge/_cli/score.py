@@ -40,6 +40,8 @@ from .main import EXIT, ITEM_FIELDS, UsageError
 if TYPE_CHECKING:
     import asyncio
 
+    from .._runner.report import FailingRows
+
 __all__ = ["grade_line", "json_line", "run"]
 
 STDIN = "<stdin>"
@@ -198,6 +200,7 @@ class _Scoring:
         self.scored = 0
         self.written = 0
         self._added = {LINE, *(c for name in self.names for c in scorer_columns(name))}
+        self.failing: FailingRows | None = args.failing  # the --report page's failing rows (made by `run`)
 
     # --- a row's inputs, one scorer's call --------------------------------------------------
 
@@ -255,6 +258,8 @@ class _Scoring:
     # --- a scored row, in the input's order --------------------------------------------------
 
     def keep(self, line: int, row: Mapping[str, Any], scores: Sequence[Score]) -> None:
+        if self.failing is not None:
+            self.failing.add(line, row, scores)
         for tally, score in zip(self.tallies, scores):  # noqa: B905  # one Score per scorer, by construction
             tally.add(score)
         if self.group_by:
@@ -492,7 +497,15 @@ def _page(args: argparse.Namespace, scorers: Sequence[Scorer], summaries: Sequen
     provenance += [("fields", fields), ("engine", args.engine), ("--out", args.out)]
     if args.group_by:
         provenance.append(("group by", ", ".join(parse_group_by(args.group_by))))
-    page = summary_page(f"scorebridge score {name}", summaries, kind="scorer", grouped=grouped, provenance=provenance)
+    scored_by = ", ".join(unique_names([s.name for s in scorers]))
+    page = summary_page(
+        f"scorebridge score {name}: {scored_by}",
+        summaries,
+        kind="scorer",
+        grouped=grouped,
+        provenance=provenance,
+        failing=args.failing,
+    )
     write_page(args.report, page)
 
 
@@ -558,6 +571,13 @@ def run(args: argparse.Namespace) -> int:
     _check_group_by(args)
     if args.report is not None:
         check_report(args.report)  # before any row is scored
+    names = unique_names([s.name for s in scorers])
+    fields = (args.item_field, args.output_field, args.label_field)
+    args.failing = None
+    if args.report is not None and args.engine == "local":
+        from .._runner.report import FailingRows
+
+        args.failing = FailingRows(names, args.show, fields=fields)
     if args.engine == "ray":
         return _report(args, scorers, *_with_ray(args, scorers))
     outcome = _local(args, scorers)

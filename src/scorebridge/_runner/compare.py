@@ -24,12 +24,13 @@ row), and once more for the text of the flipped rows only.
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 from array import array
 from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
 from .._protocol.reading import ITEM_TEXT_FIELDS
 from .._protocol.score import FAILURE_KINDS, FailureKind
@@ -37,12 +38,22 @@ from .files import JSONL_SUFFIXES, PARQUET_SUFFIXES, Format, RowError, format_of
 from .groups import GroupedSummaries, group_key, group_names, parse_group_by, sort_key
 from .records import FIELDS, NEWER_FIELDS
 from .stats import Z95, mcnemar_exact, wilson_interval
-from .summary import Summaries, Summary, number_cell, text_table
+from .summary import Summaries, Summary, counted, number_cell, text_table
 
 if TYPE_CHECKING:
     from .result import BenchmarkResult
 
-__all__ = ["Flip", "FlipSide", "GroupComparison", "PairedDifference", "RunComparison", "compare", "paired_interval"]
+__all__ = [
+    "Flip",
+    "FlipSide",
+    "GroupComparison",
+    "PairedDifference",
+    "RunComparison",
+    "ScorerChoice",
+    "compare",
+    "compare_scorers",
+    "paired_interval",
+]
 
 ALPHA: Final = 0.05
 """The level of the test: a drop is significant when McNemar's exact p is below it (and the 95% interval matches)."""
@@ -51,10 +62,15 @@ TEXT_LIMIT: Final = 2000
 """The longest text (an output, an item, an explanation) kept of a flipped row; longer is cut, its length kept."""
 
 _SCORED_FORMATS: Final[Mapping[Format, tuple[str, ...]]] = {"jsonl": JSONL_SUFFIXES, "parquet": PARQUET_SUFFIXES}
-_ITEM_FIELDS: Final = ("item", *ITEM_TEXT_FIELDS)
+ITEM_FIELDS: Final = ("item", *ITEM_TEXT_FIELDS)
+"""The fields a row's item is read from, first found first."""
 _KINDS: Final = (None, *FAILURE_KINDS)
 _KIND_CODE: Final[dict[str | None, int]] = {k: i for i, k in enumerate(_KINDS)}
 _WRONG, _RIGHT, _UNSCORED = 0, 1, 2
+
+Gate = int | Literal[False] | None
+"""`--fail-on-regression`'s N, as `regression(max_regressed)` takes it (None: a significant drop only), or False:
+no gate."""
 
 
 # --- statistics -------------------------------------------------------------------------------
@@ -228,7 +244,8 @@ class GroupComparison(NamedTuple):
         }
 
 
-def _cut(value: Any) -> str | None:
+def cut_text(value: Any) -> str | None:
+    """A text a report shows (a value not text as JSON), cut to `TEXT_LIMIT` characters with its length said."""
     if value is None:
         return None
     text = value if isinstance(value, str) else _as_text(value)
@@ -288,20 +305,25 @@ def _scorers_in(row: Mapping[str, Any]) -> list[str]:
     return [c[:-6] for c in row if isinstance(c, str) and c.endswith(".grade") and f"{c[:-6]}.correct" in row]
 
 
+def _names_in(row: Mapping[str, Any]) -> list[str] | None:
+    """The scorers a run holds the scores of, from its first row: a score file's column prefixes (`exact` of
+    `exact.correct`), a benchmark header's scorer; None for one unnamed scorer's (rows of another shape)."""
+    if row.get("scorebridge") == "benchmark":
+        identity = row.get("scorer")
+        name = identity.get("name") if isinstance(identity, Mapping) else None
+        return [name] if isinstance(name, str) else None
+    return _scorers_in(row) or None
+
+
 def _shape_of(path: str, line: int, row: Mapping[str, Any], scorer: str | None) -> tuple[_Shape, bool]:
-    """The shape of a run from its first row, and whether that row is a header (to skip)."""
+    """The shape of a run from its first row (`scorer`: the scorer read of a score file's), and whether that row
+    is a header (to skip)."""
     if row.get("scorebridge") == "benchmark":
         identity = row.get("scorer")
         return _Shape("benchmark", identity if isinstance(identity, Mapping) else None), True
     names = _scorers_in(row)
     if names:
-        if scorer is None and len(names) > 1:
-            raise RowError(
-                path, line, f"scores of several scorers ({', '.join(names)}): choose one with --scorer (scorer=)"
-            )
         chosen = names[0] if scorer is None else scorer
-        if chosen not in names:
-            raise RowError(path, line, f"no scores of the scorer {chosen!r}; the file has {', '.join(names)}")
         return _Shape("columns", {"name": chosen}, prefix=f"{chosen}."), False
     if isinstance(row.get("score"), Mapping) and isinstance(row.get("row"), Mapping):
         return _Shape("nested"), False
@@ -339,6 +361,7 @@ class _Side:
         self.arms: set[str] = set()
         self.fetch: Callable[[Collection[int]], dict[int, Mapping[str, Any]]] = lambda wheres: {}
         self.partial = False  # a scored value strictly between 0 and 1, or outside [0, 1]
+        self.held: list[str] | None = None  # the scorers whose scores the run holds (None: one unnamed scorer's)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -376,7 +399,7 @@ def _id_field(shape: _Shape, fields: Mapping[str, Any], given: str | None) -> st
         return given
     if shape.kind == "benchmark":
         return "item_id"
-    for name in ("id", *_ITEM_FIELDS):
+    for name in ("id", *ITEM_FIELDS):
         if name in fields:
             return name
     return "line"
@@ -391,33 +414,24 @@ class _Reader:
         *,
         id: str | None,
         arm: str | None,
-        scorer: str | None,
         group_by: Sequence[str],
         output_field: str,
     ) -> None:
         self.side = side
-        self.scorer = scorer
         self.id = id
         self.arm = arm
         self.group_by = group_by
         self.output_field = output_field
-        self.text_fields = (*_ITEM_FIELDS, output_field)
+        self.text_fields = (*ITEM_FIELDS, output_field)
         self.deep = bool(group_by) or id is not None  # a benchmark record's metadata is looked in too
 
     def _bad(self, where: int, problem: str) -> RowError:
         return RowError(self.side.source, where, problem)
 
-    def read(self, rows: Iterable[tuple[int, Mapping[str, Any]]]) -> None:
+    def finish(self) -> None:
+        """Refuse a run of no scored row (or none of the arm asked for)."""
         side = self.side
-        shape: _Shape | None = None
-        for where, row in rows:
-            if shape is None:
-                shape, header = _shape_of(side.source, where, row, self.scorer)
-                side.shape = shape
-                if header:
-                    continue
-            self.add(shape, where, row)
-        if shape is None or not side.ids:
+        if side.shape is None or not side.ids:
             if self.arm is not None and side.arms:
                 raise RowError(
                     side.source, None, f"no record of the arm {self.arm!r}; its arms are {sorted(side.arms)}"
@@ -576,18 +590,38 @@ def _with_item_fields(result: BenchmarkResult, columns: Sequence[str]) -> list[d
     return [{**fields.get(r["item_id"], {}), **r} for r in records]
 
 
-def _read_side(label: str, run: Any, *, name: str | None, **options: Any) -> _Side:
+class _Run(NamedTuple):
+    """One run, opened: what names it, its rows (lazily, the first one peeked), how to fetch rows again, and the
+    scorers it holds the scores of (None: one unnamed scorer's)."""
+
+    label: str
+    source: str
+    rows: Iterable[tuple[int, Mapping[str, Any]]]
+    fetch: Callable[[Collection[int]], dict[int, Mapping[str, Any]]]
+    names: list[str] | None
+    identity: Mapping[str, Any] | None  # a BenchmarkResult's scorer
+
+    def holds(self) -> str:
+        """What scorers' scores the run holds, as a message says it after the run's name."""
+        if self.names is None:
+            return "holds one unnamed scorer's scores"
+        return f"holds scores of {', '.join(self.names)}"
+
+
+def _open(label: str, run: Any, *, name: str | None, group_by: Sequence[str]) -> _Run:
     from .result import BenchmarkResult
 
+    identity: Mapping[str, Any] | None = None
+    side_rows: Iterable[tuple[int, Mapping[str, Any]]]
     if isinstance(run, (str, os.PathLike)):
         path = os.fspath(run)
-        side = _Side(label, name or path)
-        rows, side.fetch = _file_rows(path)
-        side_rows: Iterable[tuple[int, Mapping[str, Any]]] = rows
+        source = name or path
+        side_rows, fetch = _file_rows(path)
     else:
         if isinstance(run, BenchmarkResult):
-            records: Sequence[Mapping[str, Any]] = _with_item_fields(run, options.get("group_by") or ())
+            records: Sequence[Mapping[str, Any]] = _with_item_fields(run, group_by)
             source = name or f"{label} (a BenchmarkResult)"
+            identity = {"name": run.scorer, "options": {}}
         elif hasattr(run, "iter_rows") and callable(run.iter_rows):  # a Ray Dataset, read row by row
             records = list(run.iter_rows())
             source = name or f"{label} (a {type(run).__name__})"
@@ -602,17 +636,95 @@ def _read_side(label: str, run: Any, *, name: str | None, **options: Any) -> _Si
         for i, r in enumerate(records[:1]):
             if not isinstance(r, Mapping):
                 raise TypeError(f"compare: {label}'s rows must be dicts; row {i + 1} is a {type(r).__name__}")
-        side = _Side(label, source)
-        side_rows, side.fetch = _memory_rows(records)
-        if isinstance(run, BenchmarkResult):
-            side.shape = _Shape("benchmark", {"name": run.scorer, "options": {}})
-    _Reader(side, **options).read(side_rows)
-    kind = None if side.shape is None else side.shape.kind
+        side_rows, fetch = _memory_rows(records)
+    rows = iter(side_rows)
+    first = next(rows, None)
+    if first is None:
+        raise RowError(source, None, "holds no scored rows")
+    names = [identity["name"]] if identity is not None else _names_in(first[1])
+    return _Run(label, source, itertools.chain((first,), rows), fetch, names, identity)
+
+
+def _read_sides(run: _Run, scorers: Sequence[str | None], **options: Any) -> list[_Side]:
+    """A `_Side` per scorer of `scorers` (each a score file's column prefix, or None: the run's one scorer), all
+    read in one pass over the run's rows."""
+    sides = [_Side(run.label, run.source) for _ in scorers]
+    for side in sides:
+        side.held = run.names
+    readers = [_Reader(side, **options) for side in sides]
+    shapes: list[_Shape] = []
+    rows = iter(run.rows)
+    for where, row in rows:  # the first row: each side's shape (and a header, skipped)
+        header = False
+        for side, name in zip(sides, scorers, strict=True):
+            shape, header = _shape_of(side.source, where, row, name)
+            if shape.scorer is None and run.identity is not None:
+                shape.scorer = run.identity
+            side.shape = shape
+            side.fetch = run.fetch
+            shapes.append(shape)
+        if not header:
+            for reader, shape in zip(readers, shapes, strict=True):
+                reader.add(shape, where, row)
+        break
+    if len(readers) == 1:  # one scorer: the loop a row at a time, with nothing around it
+        add, only = readers[0].add, shapes[0]
+        for where, row in rows:
+            add(only, where, row)
+    else:
+        each = list(zip(readers, shapes, strict=True))
+        for where, row in rows:
+            for reader, shape in each:
+                reader.add(shape, where, row)
+    for reader in readers:
+        reader.finish()
+    kind = None if not shapes else shapes[0].kind
     if options.get("arm") is not None and kind != "benchmark":
-        raise ValueError(f"compare: {side.source} holds no benchmark records: it has no arms to choose")
-    if options.get("scorer") is not None and kind != "columns":
-        raise ValueError(f"compare: {side.source} holds one unnamed scorer's scores: there is no scorer to choose")
-    return side
+        raise ValueError(f"compare: {run.source} holds no benchmark records: it has no arms to choose")
+    return sides
+
+
+class ScorerChoice(ValueError):
+    """Which scorers to compare cannot be told from the runs and `scorer=`: the message in Python's words, and
+    `cli`, the same in the command line's (`--scorer`)."""
+
+    def __init__(self, python: str, cli: str) -> None:
+        super().__init__(python)
+        self.cli = cli
+
+
+def _chosen_name(run: _Run, given: str) -> str | None:
+    """The scorer `given` in `run` (None: the run's one unnamed scorer), or a `ScorerChoice` naming what it holds."""
+    if run.names is None:
+        return None
+    if given not in run.names:
+        raise ScorerChoice(
+            f"compare: {run.source} {run.holds()}, not of {given!r}; name each side's scorer with "
+            "scorer=(base's, new's)",
+            f"--scorer {given}: {run.source} {run.holds()}, not of {given!r}; name each side's with --scorer twice "
+            "(base's, then new's)",
+        )
+    return given
+
+
+def _scorer_pairs(base: _Run, new: _Run, scorer: str | tuple[str, str] | None) -> list[tuple[str | None, str | None]]:
+    """The scorers compared, as (base's, new's) pairs (None: a run's one unnamed scorer), by the rule `compare`
+    and `compare_scorers` document."""
+    if scorer is not None:
+        names = _pair_of("scorer", scorer)
+        return [(_chosen_name(base, names[0] or ""), _chosen_name(new, names[1] or ""))]
+    b: list[str | None] = [None] if base.names is None else [*base.names]
+    n: list[str | None] = [None] if new.names is None else [*new.names]
+    if len(b) == 1 and len(n) == 1:  # one scorer's scores on each side: they are compared, whatever their names
+        return [(b[0], n[0])]
+    common = [name for name in b if name is not None and name in n]
+    if common:
+        return [(name, name) for name in common]
+    problem = f"{base.source} {base.holds()}, and {new.source} {new.holds()}: no scorer is on both sides"
+    raise ScorerChoice(
+        f"compare: {problem}; name each side's scorer with scorer=(base's, new's)",
+        f"{problem}; name each side's with --scorer twice (base's, then new's)",
+    )
 
 
 # --- the comparison ----------------------------------------------------------------------------
@@ -684,6 +796,15 @@ class RunComparison:
             f"<RunComparison {p.pairs} pairs, {p.regressed} regressed, {p.improved} improved, "
             f"{len(self.only_base)} only in base, {len(self.only_new)} only in new>"
         )
+
+    @property
+    def scorer(self) -> str | None:
+        """The scorer compared, as the text and the page name it: `exact`, or `exact (base) and exact_match (new)`
+        when the two runs name it otherwise; None when neither run names its scorer."""
+        names = [(self.provenance[side].get("scorer") or {}).get("name") for side in ("base", "new")]
+        if names[0] == names[1] or None in names:
+            return names[0] or names[1]
+        return f"{names[0]} (base) and {names[1]} (new)"
 
     def regression(self, max_regressed: int | None = 0) -> str | None:
         """Why the new run is a regression, or None: a significant drop, or more than `max_regressed` regressed items.
@@ -759,14 +880,14 @@ class RunComparison:
         out += Summaries([self.base._replace(name="base"), self.new._replace(name="new")], kind="run").lines()
         out.append("")
         out.append(
-            f"paired by {id_text(prov['id'])}: {p.pairs + self.unscored_pairs} pairs "
+            f"paired by {id_text(prov['id'])}: {counted(p.pairs + self.unscored_pairs, 'pair')} "
             f"({self.unscored_pairs} unscored on a side, left out), "
             f"{len(self.only_base)} only in base, {len(self.only_new)} only in new"
         )
         if p.pairs:
             ci = "" if p.interval is None else f", 95% CI [{p.interval[0]:+.3f}, {p.interval[1]:+.3f}]"
             out.append(
-                f"accuracy on the {p.pairs} pairs scored in both: base {number_cell(p.base_accuracy)}, "
+                f"accuracy on the {counted(p.pairs, 'pair')} scored in both: base {number_cell(p.base_accuracy)}, "
                 f"new {number_cell(p.new_accuracy)}; difference (new - base) {p.difference or 0.0:+.3f}{ci}"
             )
             out.append(
@@ -808,11 +929,93 @@ class RunComparison:
             "provenance": self.provenance,
         }
 
-    def report(self, path: str | os.PathLike[str], *, title: str | None = None) -> str:
-        """Write the comparison as one self-contained HTML page to `path` (no request when viewed); the path."""
-        from .report import comparison_page, write_page
+    def report(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        title: str | None = None,
+        show: int | None = 200,
+        fail_on_regression: Gate = False,
+    ) -> str:
+        """Write the comparison as one self-contained HTML page to `path` (no request when viewed); the path.
 
-        return write_page(path, comparison_page(self, title=title))
+        `show` cuts each list of flipped items (None: all). `fail_on_regression`, the `max_regressed` of
+        `regression()` (None: a significant drop only), colours the verdict by that gate: red when it fails,
+        green when it passes; without it (False) the verdict is coloured by McNemar's test (see the docs).
+        """
+        return write_comparisons([self], path, title=title, show=show, fail_on_regression=fail_on_regression)
+
+
+def write_comparisons(
+    comparisons: Sequence[RunComparison],
+    path: str | os.PathLike[str],
+    *,
+    title: str | None = None,
+    show: int | None = 200,
+    fail_on_regression: Gate = False,
+) -> str:
+    """Write the comparisons (one per scorer) as one HTML page, a section each, to `path`; the path."""
+    from .report import comparison_page, write_page
+
+    return write_page(path, comparison_page(comparisons, title=title, show=show, gate=fail_on_regression))
+
+
+def comparisons_lines(comparisons: Sequence[RunComparison], show: int | None = 20) -> list[str]:
+    """The text of one comparison per scorer: each one's `lines()`, under a heading naming its scorer when there
+    are several, then the scorers one run holds and the comparison left out (`not_compared`)."""
+    if len(comparisons) == 1:
+        out = comparisons[0].lines(show=show)
+    else:
+        out = []
+        for c in comparisons:
+            out += [*([""] if out else []), f"== scorer {c.scorer} ==", *c.lines(show=show)]
+    left = not_compared(comparisons)
+    return [*out, *([""] if left else []), *left]
+
+
+def not_compared(comparisons: Sequence[RunComparison]) -> list[str]:
+    """A line per run holding scores of scorers that were not compared (the other run has none of theirs, or
+    `--scorer` chose others): `not compared: new's f1`; none when every scorer was."""
+    lines = []
+    for side in ("base", "new"):
+        compared = {(c.provenance[side].get("scorer") or {}).get("name") for c in comparisons}
+        held = comparisons[0].provenance[side].get("scorers") or [] if comparisons else []
+        left = [name for name in held if name not in compared]
+        if left:
+            lines.append(f"not compared: {side}'s {', '.join(left)}")
+    return lines
+
+
+def comparisons_dict(
+    comparisons: Sequence[RunComparison],
+    show: int | None = None,
+    fail_on_regression: Gate = False,
+) -> dict[str, Any]:
+    """The JSON of one comparison per scorer: one's `as_dict()` with its `scorer` (and, given
+    `fail_on_regression`, its `regression`); several as `{"scorers": [...], "comparisons": [...]}`, with the
+    `regression` of all of them."""
+    parts = []
+    for c in comparisons:
+        data = {"scorer": c.scorer, **c.as_dict(show=show)}
+        if fail_on_regression is not False:
+            data["regression"] = c.regression(fail_on_regression)
+        parts.append(data)
+    if len(parts) == 1:
+        return parts[0]
+    whole: dict[str, Any] = {"scorers": [c.scorer for c in comparisons], "comparisons": parts}
+    if fail_on_regression is not False:
+        whole["regression"] = comparisons_regression(comparisons, fail_on_regression)
+    return whole
+
+
+def comparisons_regression(comparisons: Sequence[RunComparison], max_regressed: int | None = 0) -> str | None:
+    """Why any of the comparisons is a regression (each reason after its scorer's name when there are several),
+    or None."""
+    reasons = [(c.scorer, c.regression(max_regressed)) for c in comparisons]
+    found = [(name, why) for name, why in reasons if why is not None]
+    if len(comparisons) == 1 or not found:
+        return found[0][1] if found else None
+    return "; ".join(f"{name}: {why}" for name, why in found)
 
 
 def _flip_side(side: _Side, i: int, row: Mapping[str, Any] | None, output_field: str) -> FlipSide:
@@ -820,7 +1023,7 @@ def _flip_side(side: _Side, i: int, row: Mapping[str, Any] | None, output_field:
     fields: Mapping[str, Any] = {} if row is None or shape is None else shape.fields(row)
     verdict: Mapping[str, Any] = {} if row is None or shape is None else shape.verdict(row)
     v = side.verdict[i]
-    item = next((fields[f] for f in _ITEM_FIELDS if f in fields), None)
+    item = next((fields[f] for f in ITEM_FIELDS if f in fields), None)
     keys = ("", "", "", "outcome", "explanation") if shape is None else shape.keys
     explanation = verdict.get(keys[4])
     if shape is not None and shape.kind == "benchmark" and verdict.get("error"):
@@ -828,12 +1031,12 @@ def _flip_side(side: _Side, i: int, row: Mapping[str, Any] | None, output_field:
     return FlipSide(
         None if v == _UNSCORED else v == _RIGHT,
         None if v == _UNSCORED else side.value[i],
-        _cut(verdict.get(keys[3])),
+        cut_text(verdict.get(keys[3])),
         _KINDS[side.kind[i]],
-        _cut(None if shape is None else shape.output(fields, output_field)),
-        _cut(item),
-        _cut(fields.get("label")),
-        _cut(explanation),
+        cut_text(None if shape is None else shape.output(fields, output_field)),
+        cut_text(item),
+        cut_text(fields.get("label")),
+        cut_text(explanation),
         f"{side.source}:{side.where[i]}",
     )
 
@@ -844,7 +1047,7 @@ def compare(
     *,
     id: str | tuple[str, str] | None = None,
     arm: str | tuple[str, str] | None = None,
-    scorer: str | None = None,
+    scorer: str | tuple[str, str] | None = None,
     group_by: str | Sequence[str] | None = None,
     output_field: str = "output",
     names: tuple[str, str] | None = None,
@@ -858,15 +1061,20 @@ def compare(
             row by row), or rows in memory (dicts in either file's shape).
         id: The field that pairs rows. Default: a benchmark record's item id
             (and its run); else the row's `id`, else its item (`item`,
-            `input`, `question`), else its `line`; or a pair (base's, new's),
-            to pair a benchmark file's `item_id` with a scored file's `id`,
-            say. Ids must be unique on a side; an integer id pairs with its
-            text (1 with "1": a run read from CSV has every id as text).
+            `input`, `question`), else its `line`; a benchmark's item id pairs
+            with a scored file's `id`. Or a pair (base's, new's), to pair
+            other columns. Ids must be unique on a side; an integer id pairs
+            with its text (1 with "1": a run read from CSV has every id as
+            text).
         arm: For benchmark records of several arms, the arm to compare (one
             name for both sides, or a pair (base's, new's)).
-        scorer: For a file of several scorers' scores (`score --scorer a
-            --scorer b`), the scorer whose scores are compared (its column
-            prefix, `a`); one scorer's file needs none.
+        scorer: The scorer compared, for a file of several scorers' scores
+            (`score --scorer a --scorer b`, whose columns are `a.correct`,
+            ...): one name for both sides, or a pair (base's, new's) when their
+            names differ. A benchmark file's scorer is the one its header
+            names. Without it, two runs of one scorer each are compared
+            whatever their names, and runs of several by the one scorer on
+            both sides (more than one: `compare_scorers` compares each).
         group_by: Columns (a name, a comma list, or several) to compare by
             group too: a pair's group is base's value of them. A
             `BenchmarkResult`'s rows have its items' fields (as
@@ -879,16 +1087,83 @@ def compare(
     Raises RowError ("FILE:LINE: problem") for a file that cannot be read, a
     row that is not scored, a missing or repeated id; TypeError for a run of
     another kind; ValueError for a group-by column that no row has, or that
-    only new's rows have (a pair's group is base's value).
+    only new's rows have (a pair's group is base's value); `ScorerChoice` (a
+    ValueError) for a scorer neither side holds, no scorer on both sides, or
+    several on both (with none chosen).
     """
+    (compared,) = _comparisons(
+        base, new, one=True, id=id, arm=arm, scorer=scorer, group_by=group_by, output_field=output_field, names=names
+    )
+    return compared
+
+
+def compare_scorers(base: Any, new: Any, **options: Any) -> tuple[RunComparison, ...]:
+    """Compare two scored runs scorer by scorer: a `RunComparison` for each scorer on both sides, in base's order.
+
+    What `scorebridge compare` does; the options are `compare`'s (`id`, `arm`, `scorer`, `group_by`,
+    `output_field`, `names`). Two files of several scorers' scores (`score --scorer a --scorer b --out`) give
+    one comparison per scorer both hold, each file read once for all of them; a scorer on one side only is
+    left out (`RunComparison.scorer` names each one compared). A run of one scorer's scores (a benchmark
+    file, whose header names its scorer; a score file of one scorer) compares with the same scorer's scores
+    in a file of several; two runs of one scorer each are compared whatever their names. `scorer=` chooses
+    one, as for `compare`. Raises as `compare` does; `ScorerChoice` when no scorer is on both sides.
+    """
+    return _comparisons(base, new, one=False, **options)
+
+
+def _comparisons(
+    base: Any,
+    new: Any,
+    *,
+    one: bool,
+    scorer: str | tuple[str, str] | None = None,
+    group_by: str | Sequence[str] | None = None,
+    names: tuple[str, str] | None = None,
+    **options: Any,
+) -> tuple[RunComparison, ...]:
+    b, n = _open_both(base, new, group_by, names)
+    pairs = _scorer_pairs(b, n, scorer)
+    if one and len(pairs) > 1:
+        shown = ", ".join(str(p[0]) for p in pairs)
+        raise ScorerChoice(
+            f"compare: base and new both hold scores of several scorers ({shown}): choose one with scorer=, "
+            "or compare each with compare_scorers()",
+            f"base and new both hold scores of several scorers ({shown}): choose one with --scorer",
+        )
+    return _compare_pairs(b, n, pairs, group_by=group_by, **options)
+
+
+def _open_both(
+    base: Any, new: Any, group_by: str | Sequence[str] | None, names: tuple[str, str] | None
+) -> tuple[_Run, _Run]:
+    columns = parse_group_by(group_by)
+    label_names = names or (None, None)
+    return (
+        _open("base", base, name=label_names[0], group_by=columns),
+        _open("new", new, name=label_names[1], group_by=columns),
+    )
+
+
+def _compare_pairs(
+    base: _Run,
+    new: _Run,
+    pairs: Sequence[tuple[str | None, str | None]],
+    *,
+    id: str | tuple[str, str] | None = None,
+    arm: str | tuple[str, str] | None = None,
+    group_by: str | Sequence[str] | None = None,
+    output_field: str = "output",
+) -> tuple[RunComparison, ...]:
     columns = parse_group_by(group_by)
     arms = _pair_of("arm", arm)
     ids = _pair_of("id", id)
-    label_names = names or (None, None)
-    options = {"scorer": scorer, "group_by": columns, "output_field": output_field}
-    b = _read_side("base", base, name=label_names[0], arm=arms[0], id=ids[0], **options)
-    n = _read_side("new", new, name=label_names[1], arm=arms[1], id=ids[1], **options)
-    if b.id_field != n.id_field and ids[0] == ids[1]:
+    options = {"group_by": columns, "output_field": output_field}
+    bs = _read_sides(base, [p[0] for p in pairs], arm=arms[0], id=ids[0], **options)
+    ns = _read_sides(new, [p[1] for p in pairs], arm=arms[1], id=ids[1], **options)
+    b, n = bs[0], ns[0]
+    benchmark_items = any(s.shape is not None and s.shape.kind == "benchmark" for s in (b, n))
+    by_item = id is None and benchmark_items and {b.id_field, n.id_field} == {"item_id", "id"}  # item id with id
+    if b.id_field != n.id_field and ids[0] == ids[1] and not by_item:
         raise ValueError(
             f"compare: base pairs by {b.id_field!r} but new by {n.id_field!r} (each side's default); "
             "name one id column for both with --id, or each side's with --id twice (base's, then new's; "
@@ -909,7 +1184,7 @@ def compare(
                 f"compare: no row of base has the group-by column {column!r}, only new's rows: a pair's group is "
                 "base's value of it, so every pair would be in the group (none)"
             )
-    return _compare(b, n, columns, output_field)
+    return tuple(_compare(sb, sn, columns, output_field) for sb, sn in zip(bs, ns, strict=True))
 
 
 def id_text(id_field: str | Sequence[str], shown: Callable[[str], str] = repr) -> str:
@@ -1034,6 +1309,8 @@ def _compare(b: _Side, n: _Side, columns: tuple[str, ...], output_field: str) ->
             info["scorer"] = dict(shape.scorer)
         if side.arm is not None:
             info["arm"] = side.arm
+        if side.held is not None:
+            info["scorers"] = list(side.held)
         if os.path.isfile(side.source):
             info["bytes"] = os.path.getsize(side.source)
         return info

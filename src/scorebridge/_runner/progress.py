@@ -12,6 +12,12 @@
 
 The interval is 10 s unless the environment variable
 `SCOREBRIDGE_PROGRESS_INTERVAL` says otherwise (in seconds).
+
+When no row has finished for `STALLED` seconds (30), or for ten times the mean
+time a row has taken if that is longer, the time left is not guessed: the line
+(and the bar) says `stalled, nothing done for 45s`, since a rate that falls
+during a hang gives an ETA that only climbs. A run stopped by a signal ends
+with `interrupted after 3m13s`, not `done in`: `close(interrupted=True)`.
 """
 
 from __future__ import annotations
@@ -22,10 +28,14 @@ import threading
 import time
 from typing import IO, Any, Final, Literal
 
-__all__ = ["INTERVAL", "Progress", "count_rows", "progress_mode", "stderr_is_terminal"]
+__all__ = ["INTERVAL", "STALLED", "Progress", "count_rows", "progress_mode", "stderr_is_terminal"]
 
 INTERVAL: Final = 10.0
 """Seconds between two progress lines in a log (`SCOREBRIDGE_PROGRESS_INTERVAL` overrides it)."""
+
+STALLED: Final = 30.0
+"""Seconds with no row finished after which the progress says "stalled" instead of a time left (or ten times the
+mean seconds a row has taken, when that is longer)."""
 
 Mode = Literal["bar", "lines", "off"]
 
@@ -107,6 +117,9 @@ class Progress:
     thread, and at the end) or "off". `total` None means not known. `final`
     says whether the end line is printed when no line was printed before (a
     run shorter than `every`): the command line keeps a short run quiet.
+    `stalled` is the seconds with no row done after which the time left reads
+    "stalled" (`STALLED` by default; see the module). `close(interrupted=True)`
+    ends a run a signal stopped: "interrupted after", not "done in".
     """
 
     def __init__(
@@ -122,6 +135,7 @@ class Progress:
         final: bool = True,
         file: IO[str] | None = None,
         notebook: bool = False,
+        stalled: float = STALLED,
     ) -> None:
         self.desc = desc
         self.unit = unit
@@ -131,12 +145,15 @@ class Progress:
         self._initial = initial
         self._final = final
         self._file = file
-        self._start = time.monotonic()
+        self._start = self._last = time.monotonic()
+        self.stalled = stalled
         self._printed = 0
         self._bar: Any = None
+        self._stall_shown = False
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.every = interval() if every is None else every
+        tick = self.every
         if mode == "bar":
             if notebook or _in_notebook():
                 from tqdm.auto import tqdm
@@ -152,19 +169,35 @@ class Progress:
                 delay=delay,
                 dynamic_ncols=True,
             )
-        elif mode == "lines":
-            self._thread = threading.Thread(target=self._tick, name="scorebridge-progress", daemon=True)
+            tick = 1.0  # the bar's own line is redrawn by tqdm; this thread only marks a stall on it
+        if mode != "off":
+            self._thread = threading.Thread(target=self._tick, args=(tick,), name="scorebridge-progress", daemon=True)
             self._thread.start()
 
     def update(self, n: int = 1) -> None:
         """Count `n` more done."""
         self.done += n
-        if self._bar is not None:
-            self._bar.update(n)
+        if n:
+            self._last = time.monotonic()
+        bar = self._bar
+        if bar is not None:
+            if self._stall_shown:
+                self._stall_shown = False
+                bar.set_postfix_str("", refresh=False)
+            bar.update(n)
 
-    def line(self, *, end: bool = False) -> str:
-        """The progress line: done/total (and the share), the rate, the time left or taken."""
-        elapsed = time.monotonic() - self._start
+    def idle(self, now: float | None = None) -> float | None:
+        """The seconds since a row was last done when that counts as stalled (see the module), else None."""
+        now = time.monotonic() if now is None else now
+        quiet = now - self._last
+        new = self.done - self._initial
+        mean = (self._last - self._start) / new if new > 0 else 0.0
+        return quiet if quiet >= max(self.stalled, 10 * mean) else None
+
+    def line(self, *, end: bool = False, interrupted: bool = False) -> str:
+        """The progress line: done/total (and the share), the rate, the time left (or "stalled") or taken."""
+        now = time.monotonic()
+        elapsed = now - self._start
         new = self.done - self._initial
         rate = new / elapsed if elapsed > 0 else 0.0
         count = f"{self.done:,}/{self.total:,} {self.unit}" if self.total is not None else f"{self.done:,} {self.unit}"
@@ -172,8 +205,11 @@ class Progress:
         if self.total:
             parts[0] += f" ({100 * self.done / self.total:.0f}%)"
         parts.append(f"{rate:,.1f} {self.unit}/s")
+        quiet = None if end else self.idle(now)
         if end:
-            parts.append(f"done in {_duration(elapsed)}")
+            parts.append(f"{'interrupted after' if interrupted else 'done in'} {_duration(elapsed)}")
+        elif quiet is not None:
+            parts.append(f"stalled, nothing done for {_duration(quiet)}")
         elif self.total is not None and rate > 0:
             parts.append(f"{_duration((self.total - self.done) / rate)} left")
         else:
@@ -189,18 +225,31 @@ class Progress:
             pass
         self._printed += 1
 
-    def _tick(self) -> None:
-        while not self._stop.wait(self.every):
-            self._write(self.line())
+    def _tick(self, every: float) -> None:
+        while not self._stop.wait(every):
+            bar = self._bar
+            if bar is None:
+                self._write(self.line())
+                continue
+            quiet = self.idle()
+            if quiet is not None:
+                self._stall_shown = True
+                bar.set_postfix_str(f"stalled, nothing done for {_duration(quiet)}")
 
-    def close(self) -> None:
-        """Stop: close the bar, or stop the lines with a last one (see `final`). Again does nothing."""
-        bar, self._bar = self._bar, None
-        if bar is not None:
-            bar.close()
+    def close(self, *, interrupted: bool = False) -> None:
+        """Stop: close the bar, or stop the lines with a last one (see `final`). Again does nothing.
+
+        `interrupted`: the run was stopped (a signal), so the last line says "interrupted after", not "done in",
+        and the bar is marked "interrupted".
+        """
         thread, self._thread = self._thread, None
         if thread is not None:
             self._stop.set()
             thread.join()
-            if self._final or self._printed:
-                self._write(self.line(end=True))
+        bar, self._bar = self._bar, None
+        if bar is not None:
+            if interrupted:
+                bar.set_postfix_str("interrupted", refresh=False)
+            bar.close()
+        elif thread is not None and (self._final or self._printed):
+            self._write(self.line(end=True, interrupted=interrupted))

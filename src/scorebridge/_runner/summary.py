@@ -31,11 +31,48 @@ from .._protocol.score import FAILURE_KINDS, FailureKind
 from .._scorers.model_graded import GRADER_FAILED
 from .stats import wilson_interval
 
-__all__ = ["Summaries", "Summary", "grader_failed", "number_cell", "text_table", "unscored_reasons"]
+__all__ = [
+    "Summaries",
+    "Summary",
+    "counted",
+    "display_width",
+    "grader_failed",
+    "number_cell",
+    "text_table",
+    "unscored_reasons",
+]
+
+
+def counted(count: int, word: str, plural: str | None = None) -> str:
+    """A count and its noun, singular for 1 (`1 pair`, `2 pairs`, `1,000 rows`); `plural` when not `word` + s."""
+    return f"{count:,} {word if count == 1 else plural or word + 's'}"
+
+
+def display_width(text: str) -> int:
+    """The columns `text` takes on a terminal: a wide or full-width character (CJK, most emoji) two, a combining
+    mark, a zero-width character (a joiner, a soft hyphen, a variation selector) or a control character none,
+    any other one.
+
+    By the Unicode tables of the running Python (`unicodedata.east_asian_width` and `combining`); a terminal
+    of another Unicode version may draw a character assigned since then otherwise.
+    """
+    if text.isascii():
+        return sum(1 for c in text if c >= " " and c != "\x7f")
+    import unicodedata
+
+    width = 0
+    for c in text:
+        if unicodedata.combining(c) or unicodedata.category(c) in ("Mn", "Me", "Cf", "Cc"):
+            continue
+        width += 2 if unicodedata.east_asian_width(c) in ("W", "F") else 1
+    return width
 
 
 def text_table(rows: Sequence[Sequence[str]], *, right: Iterable[int] = (), rule: bool = False) -> list[str]:
     """Lines of an aligned table: cells padded to their column's width, two spaces apart.
+
+    Widths are counted in terminal columns (`display_width`), so a cell of CJK
+    text or of combining accents lines up with the others.
 
     The columns whose indices are in `right` are aligned right (numbers), the
     others left; `rule` puts a line of dashes under the first row (a header).
@@ -44,13 +81,16 @@ def text_table(rows: Sequence[Sequence[str]], *, right: Iterable[int] = (), rule
     if not rows:
         return []
     flush_right = frozenset(right)
-    widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
+    cell_widths = [[display_width(cell) for cell in row] for row in rows]
+    widths = [max(row[c] for row in cell_widths) for c in range(len(rows[0]))]
 
-    def line(row: Sequence[str]) -> str:
-        cells = zip(row, widths, strict=True)
-        return "  ".join(cell.rjust(w) if c in flush_right else cell.ljust(w) for c, (cell, w) in enumerate(cells))
+    def line(row: Sequence[str], own: Sequence[int]) -> str:
+        cells = zip(row, own, widths, strict=True)
+        return "  ".join(
+            " " * (w - n) + cell if c in flush_right else cell + " " * (w - n) for c, (cell, n, w) in enumerate(cells)
+        )
 
-    lines = [line(row).rstrip() for row in rows]
+    lines = [line(row, own).rstrip() for row, own in zip(rows, cell_widths, strict=True)]
     if rule:
         lines.insert(1, "  ".join("-" * w for w in widths))
     return lines
