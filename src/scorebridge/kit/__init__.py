@@ -1,8 +1,10 @@
 """The adapter kit: everything an adapter between scorebridge and a harness needs, and nothing else.
 
-The adapters that ship with scorebridge (Inspect AI, DSPy, pytest, Ray) are
-built on these names only; an adapter of your own (MLflow, promptfoo, an
-in-house harness) can be too. docs/adapters.md walks through one. The names
+The adapters that ship with scorebridge (Inspect AI, DSPy, MLflow,
+pydantic-evals, RL rewards for TRL and verl, pytest, Ray) are built on these
+names only; an adapter of your own (a harness scorebridge does not ship, an
+in-house one) can be too. docs/adapters.md walks through one, and lists each
+name with its signature. The names
 here are public API, under the same stability promise as `scorebridge` itself.
 
 Reading what a harness hands over:
@@ -16,27 +18,35 @@ Reading what a harness hands over:
   `item_text_for(scorer, item)`: the same, "" for none, an unreadable item a
   `ScorerContractError` naming the scorer;
 - `element(obj, key)`: a mapping's value or an attribute, never raising;
+- `unwrap(value, keys, sole=False)`: a label or an output out of the mapping
+  a harness holds it in (LangSmith's `{"answer": ...}`, `{"output": ...}`);
 - `fold`, `plain_digits`, `is_number`, `is_bool`, `is_missing`: the readers
   the rules above are made of.
 
 The reverse direction (a harness's scorer as a scorebridge one), its rules once:
 
-- `ask(scorer, output, label, needs_label=True)`: a finished Score (a reported
+- `ask(scorer_name, output, label, needs_label=True)`: a finished Score (a reported
   rejection; no label, its kind kept), or an `Ask` (`.text`, `.answers`,
   `.rejected`, `.unlabelled`): what to hand the harness's scorer;
-- `judge(scorer, call, read)`, `judge_each(scorer, ask, call, read)`: the
+- `judge(scorer_name, call, read)`, `judge_each(scorer_name, ask, call, read)`: the
   harness's scorer called, sync or async from one body, once or once per
   accepted answer, an exception naming the scorer;
-- `verdict(scorer, ask, correct, ...)`: the harness's verdict made a Score (a
+- `verdict(scorer_name, ask, correct, ...)`: the harness's verdict made a Score (a
   "wrong" about a rejected output records the rejection's kind);
-- `sync_and_async(body, is_async=...)`: a Scorer's fn, async when the harness is.
+- `sync_and_async(body, is_async=...)`: a Scorer's fn, async when the harness is;
+- `recording(scorer_name, body, on_error, needs_label=True)`: the body under
+  the adapter's `on_error` ("record": an exception, raised or awaited, is the
+  row's `raised_score`); `body_of(scorer)`: the body again, for a round trip;
+- `options_of(obj)`: a harness scorer's identity as JSON options (a closure's
+  cells, a partial's arguments, an object's constructor arguments),
+  `OptionsError` for what JSON cannot hold.
 
 Making Scores:
 
 - `record(scorer, raw, unlabelled)`: the recording rules over whatever a
   scorer function returned; `recorded(...)`: the rules over fields already
   read (what an adapter that reads a harness's result calls);
-- `raised_score(scorer, exc, label)`: the Score of a row whose scoring raised,
+- `raised_score(name, exc, label, needs_label=True)`: the Score of a row whose scoring raised,
   where the harness records errors (`on_error="record"`): failure kind "error";
 - `metadata_dict(score)`: a new dict of a Score's metadata; `metadata_text(score)`: it as JSON text;
 - `grade_value(x)`: dsprrr's grade mapping (C/I/P, words, numbers, bools) to a
@@ -44,8 +54,9 @@ Making Scores:
 
 Scorers:
 
-- `Scorer(name, fn, options, factory=..., recorded=True)`: an adapter's scorer,
-  whose `fn` returns recorded Scores;
+- `Scorer(name, fn, options, factory=..., recorded=True, needs_label=...)`: an
+  adapter's scorer, whose `fn` returns recorded Scores (`needs_label=False`
+  for a harness scorer that needs no reference);
 - `BUILTINS`, `is_builtin(scorer)`, `rebuild(name, options)`: the built-in
   scorers by name, for a harness that makes scorers again from a log;
 - `defined_scorers()`, `on_scorer_defined(listener)`: the scorers users define
@@ -106,7 +117,19 @@ from .._runner.groups import group_key, group_name, parse_group_by
 from .._runner.summary import Summaries, Summary, text_table
 from .._scorers.builtins import BUILTINS, is_builtin, rebuild
 from .._scorers.model_graded import GRADER_FAILED
-from ._reverse import Ask, ask, item_text_for, judge, judge_each, sync_and_async, verdict
+from ._options import OptionsError, options_of
+from ._reverse import (
+    Ask,
+    ask,
+    body_of,
+    item_text_for,
+    judge,
+    judge_each,
+    recording,
+    sync_and_async,
+    unwrap,
+    verdict,
+)
 
 __all__ = [
     "BUILTINS",
@@ -114,6 +137,7 @@ __all__ = [
     "ITEM_TEXT_FIELDS",
     "Ask",
     "NativeCalls",
+    "OptionsError",
     "Rejected",
     "RowError",
     "Scorer",
@@ -123,6 +147,7 @@ __all__ = [
     "accepted_answers",
     "add_note",
     "ask",
+    "body_of",
     "defined_scorers",
     "element",
     "fold",
@@ -144,6 +169,7 @@ __all__ = [
     "naming_row",
     "note_scorer",
     "on_scorer_defined",
+    "options_of",
     "parse_group_by",
     "plain_digits",
     "presort",
@@ -152,10 +178,12 @@ __all__ = [
     "rebuild",
     "record",
     "recorded",
+    "recording",
     "run_sync",
     "sync_and_async",
     "text_table",
     "unlabelled",
+    "unwrap",
     "verdict",
 ]
 

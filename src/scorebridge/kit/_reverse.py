@@ -12,7 +12,12 @@ carries the recording rules, so it is written here, once:
   reference), sync or async from one body, an exception naming the scorer;
 - `verdict(name, ask, correct, ...)`: the harness's verdict made a Score;
 - `sync_and_async(body, is_async=...)`: a Scorer's fn from a body that may return
-  an awaitable: async exactly when the harness's scorer is.
+  an awaitable: async exactly when the harness's scorer is;
+- `recording(name, body, on_error, needs_label=...)`: the body with the
+  adapter's `on_error="record"`, sync or async; `body_of(scorer)`: the body a
+  Scorer's fn was made from, for a round trip to find what it wraps;
+- `unwrap(value, keys)`: a label or an output out of the mapping a harness
+  holds it in (LangSmith's `{"answer": ...}`).
 """
 
 from __future__ import annotations
@@ -21,12 +26,23 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final, NamedTuple, TypeVar, overload
 
 from .._protocol.reading import Rejected, accepted_answers, item_text, presort
-from .._protocol.record import recorded
+from .._protocol.record import raised_score, recorded
 from .._protocol.score import FailureKind, Score, ScorerContractError
-from .._protocol.scorer import ScorerFn, note_scorer
+from .._protocol.scorer import OnError, Scorer, ScorerFn, check_on_error, note_scorer
 from .._protocol.values import label_is_missing
 
-__all__ = ["Ask", "ask", "item_text_for", "judge", "judge_each", "sync_and_async", "verdict"]
+__all__ = [
+    "Ask",
+    "ask",
+    "body_of",
+    "item_text_for",
+    "judge",
+    "judge_each",
+    "recording",
+    "sync_and_async",
+    "unwrap",
+    "verdict",
+]
 
 R = TypeVar("R")
 
@@ -315,3 +331,85 @@ def sync_and_async(body: Callable[..., Score | Awaitable[Score]], *, is_async: b
     attribute is `body`, for a round trip to find what it wraps.
     """
     return _Async(body) if is_async else _Sync(body)
+
+
+Body = Callable[[Any, Any, Any], "Score | Awaitable[Score]"]
+"""A reverse adapter's body: `body(item, output, label)`, a Score or an awaitable of one."""
+
+
+class _Recording:
+    """A body whose exceptions are the row's Score (`on_error="record"`), raised or awaited."""
+
+    __slots__ = ("body", "name", "needs_label")
+
+    def __init__(self, name: str, body: Body, needs_label: bool) -> None:
+        self.name, self.body, self.needs_label = name, body, needs_label
+
+    def __repr__(self) -> str:
+        return repr(self.body)
+
+    def __call__(self, item: Any, output: Any, label: Any) -> Score | Awaitable[Score]:
+        try:
+            result = self.body(item, output, label)
+        except Exception as exc:
+            return raised_score(self.name, exc, label, needs_label=self.needs_label)
+        return result if type(result) is Score else self._awaited(result, label)
+
+    async def _awaited(self, pending: Awaitable[Score], label: Any) -> Score:
+        try:
+            return await pending
+        except Exception as exc:
+            return raised_score(self.name, exc, label, needs_label=self.needs_label)
+
+
+def recording(scorer_name: str, body: Body, on_error: OnError, *, needs_label: bool = True) -> Body:
+    """`body(item, output, label)` under a reverse adapter's `on_error`: "raise" gives `body` itself.
+
+    With "record", an `Exception` raised by the body, called or awaited (an
+    async harness scorer's), is the row's `raised_score(scorer_name, exc,
+    label, needs_label=needs_label)`: wrong, failure kind "error", the
+    exception in its explanation; unscored, the kind kept, on a row with no
+    label when the scorer needs one. An `UnreadableLabel` is raised again
+    whatever `on_error` says (a fault of the data); a KeyboardInterrupt is
+    never caught. Any other `on_error` is a ValueError naming the scorer.
+    Make the Scorer's fn of it with `sync_and_async`; `body_of` finds `body`.
+    """
+    if check_on_error(f"recording({scorer_name})", on_error) == "raise":
+        return body
+    return _Recording(scorer_name, body, needs_label)
+
+
+def body_of(scorer: Scorer) -> Any:
+    """The body a reverse adapter made `scorer`'s fn from (`sync_and_async`, `recording`); None for another fn.
+
+    A forward adapter asks it for a round trip: `isinstance(body_of(s), MyCall)`
+    finds the harness scorer `s` wraps, with or without `on_error="record"`.
+    """
+    body = getattr(scorer.fn, "body", None) if isinstance(scorer.fn, _Sync) else None
+    return body.body if isinstance(body, _Recording) else body
+
+
+def unwrap(value: Any, keys: tuple[str, ...] = (), *, sole: bool = False) -> Any:
+    """A label or an output out of the mapping a harness holds it in, under one of `keys`.
+
+    For a mapping: the value under the first of `keys` it has (LangSmith's
+    reference outputs `{"answer": "Paris"}` with `keys=("answer",)` give
+    "Paris"); else, with `sole=True`, the value of a mapping of one key,
+    whatever its name (`{"city": "Paris"}`); an empty mapping holds nothing,
+    None. Anything else, and a mapping of several other keys, is given back
+    as it is: a structured output stays structured. Never raises: a mapping
+    whose lookup raises is given back as it is.
+    """
+    if not isinstance(value, Mapping):
+        return value
+    try:
+        for key in keys:
+            if key in value:
+                return value[key]
+        if not value:
+            return None
+        if sole and len(value) == 1:
+            return next(iter(value.values()))
+    except Exception:  # a mapping whose own methods fail: the scorer reads it as it is
+        return value
+    return value
