@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -59,5 +60,7 @@ def to_langsmith(
 
     made = aevaluator if scorer.is_async else evaluator
     made.__name__ = made.__qualname__ = name
+    # it wraps the scorer: LangSmith, which reads an evaluator's keys from its source, then names no other key
+    made.__signature__, made.__wrapped__ = inspect.signature(made), scorer  # type: ignore[attr-defined]
     setattr(made, MADE_FROM, scorer)
     return made
