@@ -18,7 +18,10 @@ QUESTIONS = ["q0", "q1", "q2", "q3", "q4"]
 OUTPUTS = {"q0": "Paris", "q1": "paris", "q2": "Lyon", "q3": "Paris, France", "q4": "Rome"}
 LABELS = ["Paris", "Paris", "Paris", "Paris", "Rome"]
 # openevals' own verdicts: exact_match compares the JSON of each side, so case and every character count
-NATIVE = [exact_match(outputs=OUTPUTS[q], reference_outputs=label)["score"] for q, label in zip(QUESTIONS, LABELS)]
+NATIVE = [
+    exact_match(outputs=OUTPUTS[q], reference_outputs=label)["score"]
+    for q, label in zip(QUESTIONS, LABELS, strict=True)
+]
 SCORER = from_langsmith(exact_match)
 
 

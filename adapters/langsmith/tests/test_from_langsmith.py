@@ -112,7 +112,11 @@ def test_evaluation_results_are_read() -> None:
         )
 
     score = from_langsmith(both)("q", "Paris", "Paris")
-    assert (score.value, score.explanation, score.metadata["results"]) == (0.5, "short: long", {"same": 1.0, "short": 0.0})
+    assert (score.value, score.explanation, score.metadata["results"]) == (
+        0.5,
+        "long",
+        {"same": 1.0, "short": 0.0},
+    )
 
 
 def test_a_categorical_value_is_read_by_the_grade_mapping() -> None:
@@ -126,7 +130,7 @@ def test_a_score_outside_0_to_1_is_a_contract_error() -> None:
     def stars(outputs: Any, reference_outputs: Any) -> int:
         return 4
 
-    with pytest.raises(sb.ScorerContractError, match="stars: the evaluator's score must be 0-1"):
+    with pytest.raises(sb.ScorerContractError, match="stars: a score must be a number from 0 to 1"):
         from_langsmith(stars)("q", "Paris", "Paris")
 
 
@@ -159,4 +163,4 @@ def test_an_evaluator_whose_identity_cannot_be_read_asks_for_options() -> None:
 
     with pytest.raises(TypeError, match=r"from_langsmith\(graded\): options_of: cannot hold grader .*options="):
         from_langsmith(graded)
-    assert from_langsmith(graded, options={"grader": "local"}).options == {"grader": "local", "threshold": 1.0}
+    assert from_langsmith(graded, options={"grader": "local"}).options == {"grader": "local"}

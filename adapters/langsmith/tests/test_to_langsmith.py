@@ -30,7 +30,7 @@ def test_the_result_is_a_key_a_score_and_a_comment() -> None:
         "key": "exact",
         "score": 0.0,
         "comment": "the output is empty",
-        "metadata": {"grade": "I", "failure_kind": "parse_failure"},
+        "metadata": {"failure_kind": "parse_failure"},
     }
 
 
@@ -40,7 +40,9 @@ def test_key_names_the_feedback() -> None:
 
 def test_the_reference_answer_is_read_from_the_examples_outputs() -> None:
     evaluator = to_langsmith(sb.exact())
-    assert evaluator(outputs={"output": "Paris"}, reference_outputs={"answer": "Paris", "source": "atlas"})["score"] == 1
+    assert (
+        evaluator(outputs={"output": "Paris"}, reference_outputs={"answer": "Paris", "source": "atlas"})["score"] == 1
+    )
     assert evaluator(outputs={"output": "Paris"}, reference_outputs={"city": "Paris"})["score"] == 1  # its one key
     assert evaluator(outputs={"output": "Paris"}, reference_outputs={})["score"] is None  # an empty one: no label
 

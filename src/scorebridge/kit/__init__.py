@@ -34,6 +34,8 @@ The reverse direction (a harness's scorer as a scorebridge one), its rules once:
   one body, an exception naming the scorer; `judge_each(scorer_name, ask, call,
   read)`: the explicit per-answer option, once per accepted answer until one
   is correct;
+- `points(scorer_name, x)`: a harness's score read as points from 0 to 1 (a
+  bool, a number, a grade word), a `ScorerContractError` for any other;
 - `verdict(scorer_name, ask, correct, ...)`: the harness's verdict made a Score (a
   "wrong" about a rejected output records the rejection's kind);
 - `sync_and_async(body, is_async=...)`: a Scorer's fn, async when the harness is;
@@ -71,7 +73,8 @@ Both directions at once:
 - `NativeCalls`: the harness's own objects a scorer's arguments were read
   from, carried with the call, so a reverse adapter called with those very
   arguments (a scorer of one's own calling a wrapped harness scorer) hands
-  the harness scorer the harness's own objects.
+  the harness scorer the harness's own objects; `with NATIVE.carrying(item,
+  output, label, native):` carries them for a block.
 
 Running and reporting:
 
@@ -89,7 +92,8 @@ Running and reporting:
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar, Token
 from typing import Any, Generic, TypeVar
 
@@ -128,6 +132,7 @@ from ._reverse import (
     item_text_for,
     judge,
     judge_each,
+    points,
     recording,
     sync_and_async,
     unwrap,
@@ -175,6 +180,7 @@ __all__ = [
     "options_of",
     "parse_group_by",
     "plain_digits",
+    "points",
     "presort",
     "raised_score",
     "read_rows",
@@ -224,6 +230,16 @@ class NativeCalls(Generic[N]):
     def drop(self, token: Token[tuple[Any, Any, Any, N] | None]) -> None:
         """Stop carrying what `carry` carried (in the same context)."""
         self._var.reset(token)
+
+    @contextmanager
+    def carrying(self, item: Any, output: Any, label: Any, native: N) -> Iterator[None]:
+        """`carry` for the block's length: `with NATIVE.carrying(item, output, label, native): scorer(...)`, in
+        sync code or around an `await`, dropped however the block ends."""
+        token = self._var.set((item, output, label, native))
+        try:
+            yield
+        finally:
+            self._var.reset(token)
 
     def native(self, item: Any, output: Any, label: Any) -> N | None:
         """The harness objects carried with these very arguments; None for any other call."""

@@ -8,12 +8,9 @@ custom evaluator. docs/langsmith.md maps one onto the other.
 
 try:
     import langsmith  # noqa: F401
-except ModuleNotFoundError as exc:
-    if exc.name != "langsmith":
-        raise
-    raise ImportError('scorebridge_langsmith needs LangSmith: pip install "scorebridge[langsmith]"') from None
+except ModuleNotFoundError as exc:  # one clear error, saying what to install; its cause shown
+    raise ImportError('scorebridge_langsmith needs LangSmith: pip install "scorebridge[langsmith]"') from exc
 
-from ._from_langsmith import from_langsmith
-from ._to_langsmith import to_langsmith
+from ._langsmith import from_langsmith, to_langsmith
 
 __all__ = ["from_langsmith", "to_langsmith"]
