@@ -52,6 +52,7 @@ class LangsmithCall:
 
     def __init__(self, evaluator: Any, names: tuple[str, ...] | None, name: str, needs_label: bool) -> None:
         self.evaluator, self.names, self.name, self.needs_label = evaluator, names, name, needs_label
+        self.runs = names is None or not {"run", "example"}.isdisjoint(names)  # it takes LangSmith's run or example
 
     def __call__(self, item: Any, output: Any, label: Any) -> Any:
         asked = kit.ask(self.name, output, label, needs_label=self.needs_label, read_label=False, structured=True)
@@ -62,7 +63,7 @@ class LangsmithCall:
 
     def call(self, item: Any, asked: kit.Ask, native: tuple[Any, Any] | None) -> Any:
         output = asked.output if asked.rejected is None else asked.text  # an output with no text as ""
-        run, example = native or _run_and_example(item, output, asked.label)
+        run, example = native or (_run_and_example(item, output, asked.label) if self.runs else (None, None))
         if self.names is None:  # (run, example) by position, or a RunEvaluator
             is_run_evaluator = isinstance(self.evaluator, RunEvaluator)
             return self.evaluator.evaluate_run(run, example) if is_run_evaluator else self.evaluator(run, example)
