@@ -99,7 +99,8 @@ CALLS = sorted((name, call) for name, cell in ROWS.items() if (call := _call(cel
 def test_the_reference_writes_the_calls_out() -> None:
     # the check below would pass on a page it cannot read
     assert (
-        len(CALLS) >= 45 and ("ask", "ask(scorer_name, output, label, *, needs_label=True, read_label=True, structured=False)") in CALLS
+        len(CALLS) >= 45
+        and ("ask", "ask(scorer_name, output, label, *, needs_label=True, read_label=True, structured=False)") in CALLS
     )
 
 
