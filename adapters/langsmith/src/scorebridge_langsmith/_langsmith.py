@@ -69,7 +69,7 @@ class LangsmithCall:
             return self.evaluator.evaluate_run(run, example) if is_run_evaluator else self.evaluator(run, example)
         given = {"run": run, "example": example, "inputs": item, "outputs": output, "reference_outputs": asked.label}
         if native is not None:  # what LangSmith itself hands by name
-            given.update(inputs=example.inputs, outputs=run.outputs or {}, reference_outputs=example.outputs or {})
+            given.update(inputs=example.inputs, outputs=run.outputs or {}, reference_outputs=example.outputs or {})  # type: ignore[union-attr]
         return self.evaluator(**{n: given[n] for n in self.names})
 
     def verdict(self, asked: kit.Ask, found: Any) -> Score:
