@@ -164,3 +164,8 @@ def test_an_evaluator_whose_identity_cannot_be_read_asks_for_options() -> None:
     with pytest.raises(TypeError, match=r"from_langsmith\(graded\): options_of: cannot hold grader .*options="):
         from_langsmith(graded)
     assert from_langsmith(graded, options={"grader": "local"}).options == {"grader": "local"}
+
+
+def test_what_is_no_evaluator_is_refused_naming_from_langsmith() -> None:
+    with pytest.raises(TypeError, match="from_langsmith: expected an evaluator"):
+        from_langsmith("exact_match")  # type: ignore[arg-type]

@@ -24,7 +24,16 @@ def test_a_scorer_comes_back_as_itself() -> None:
 
 def test_an_evaluator_comes_back_as_itself() -> None:
     assert to_langsmith(from_langsmith(exact_match)) is exact_match
-    assert to_langsmith(from_langsmith(exact_match, on_error="record")) is exact_match
+
+
+def test_an_evaluator_whose_scorer_records_errors_keeps_recording_them_in_langsmith() -> None:
+    # given back as it was, the evaluator's exception would be LangSmith's to catch, and its row left out
+    def broken(outputs: Any, reference_outputs: Any) -> bool:
+        raise KeyError("answer")
+
+    evaluator = to_langsmith(from_langsmith(broken, on_error="record"))
+    assert evaluator is not broken
+    assert evaluated([evaluator], [("q", "Paris", "Paris")]) == [{"broken": 0.0}]
 
 
 def test_options_that_ask_for_something_else_wrap() -> None:

@@ -7,6 +7,7 @@ import uuid
 from typing import Any
 
 import langsmith
+import pytest
 from langsmith.schemas import Example
 from ls_offline import evaluated, examples, offline_client
 
@@ -103,3 +104,8 @@ def test_a_raising_scorer_is_left_out_by_langsmith_unless_recorded() -> None:
     rows = [("q", "Paris", "Paris")]
     assert evaluated([to_langsmith(sb.scorer(boom))], rows, raising=False) == [{}]  # LangSmith logged it
     assert evaluated([to_langsmith(sb.scorer(boom), on_error="record")], rows) == [{"boom": 0.0}]
+
+
+def test_what_is_no_scorer_is_refused_naming_to_langsmith() -> None:
+    with pytest.raises(TypeError, match="to_langsmith: expected a scorebridge Scorer; got function"):
+        to_langsmith(lambda item, output, label: True)  # type: ignore[arg-type]

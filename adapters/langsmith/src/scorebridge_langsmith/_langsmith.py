@@ -186,13 +186,14 @@ def to_langsmith(
     unscored without a label), so LangSmith's mean is `Summary`'s accuracy.
 
     Round trip: a scorer made by `from_langsmith(e)` gives back `e` itself, unless `key` or `on_error="record"`
-    asks for something else.
+    (here, or the scorer's own: `from_langsmith(e, on_error="record")`) asks for something else.
     """
     if not isinstance(scorer, Scorer):
         raise TypeError(f"to_langsmith: expected a scorebridge Scorer; got {type(scorer).__name__}")
-    body = kit.body_of(scorer)
-    if isinstance(body, LangsmithCall) and on_error == "raise" and key in (None, scorer.name):
-        return body.evaluator  # type: ignore[no-any-return]  # a round trip: the evaluator itself
+    body = kit.body_of(scorer)  # a round trip: the evaluator itself, unless its scorer records its errors
+    plain = body is getattr(scorer.fn, "body", None) and on_error == "raise" and key in (None, scorer.name)
+    if isinstance(body, LangsmithCall) and plain:
+        return body.evaluator  # type: ignore[no-any-return]
     calls = scorer.acall if scorer.is_async else scorer
     call, name = kit.recording(scorer.name, calls, on_error, needs_label=scorer.needs_label), key or scorer.name
 
