@@ -26,7 +26,10 @@ HARNESSES = {
     "ray": "ray",
     "mlflow": "mlflow",
     "pydantic-evals": "pydantic-evals",
+    "langsmith": "langsmith",
 }
+# What an extra brings beside its harness: the langsmith extra brings openevals' evaluators too.
+COMPANIONS = {"anyio", "openevals"}
 # TRL needs torch, which the package index serves as a CUDA build of several GB: its extra stays out of `all`.
 OUTSIDE_ALL = {"trl": "trl"}
 
@@ -58,6 +61,7 @@ def test_the_wheel_holds_every_import_package_typed(wheel: zipfile.ZipFile) -> N
         "scorebridge_mlflow",
         "scorebridge_pydantic_evals",
         "scorebridge_rl",
+        "scorebridge_langsmith",
     }
     assert {f"{top}/py.typed" for top in tops} <= set(wheel.namelist())
 
@@ -79,7 +83,7 @@ def test_each_extra_brings_its_harness_and_nothing_that_is_not_published(wheel: 
     requires = metadata.get_all("Requires-Dist") or []
     names = {req.split(";")[0].split("[")[0].split("<")[0].split(">")[0].split("=")[0].strip() for req in requires}
     # no sibling distribution
-    assert names <= {"regex", "tqdm", "pyyaml", "anyio", *HARNESSES.values(), *OUTSIDE_ALL.values()}
+    assert names <= {"regex", "tqdm", "pyyaml", *COMPANIONS, *HARNESSES.values(), *OUTSIDE_ALL.values()}
     for extra, harness in HARNESSES.items():
         assert any(r.startswith(harness) and f"extra == '{extra}'" in r for r in requires), extra
         assert any(r.startswith(harness) and "extra == 'all'" in r for r in requires), extra

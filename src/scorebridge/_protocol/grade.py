@@ -47,6 +47,20 @@ def grade_value(x: object) -> float | None:
 
 def read_grade(x: object, scorer: str | None) -> float | None:
     """`grade_value(x)`, its warning naming `scorer` (the scorer that returned `x`), when given."""
+    found = grade_read(x)
+    if found is not UNREAD:
+        return found  # type: ignore[return-value]
+    by = "" if scorer is None else f" (returned by the scorer {scorer!r})"
+    warnings.warn(f"unrecognised grade {shown(x)}; treating it as not scored{by}", stacklevel=3)
+    return None
+
+
+UNREAD: Final = object()
+"""What `grade_read` gives for a value the grade mapping cannot read."""
+
+
+def grade_read(x: object) -> float | object | None:
+    """The grade mapping of `grade_value`, without its warning: a number, None (NaN: not scored), or `UNREAD`."""
     if is_bool(x):
         return 1.0 if x else 0.0
     if isinstance(x, (numbers.Real, Decimal)):
@@ -68,6 +82,4 @@ def read_grade(x: object, scorer: str | None) -> float | None:
         else:
             if math.isfinite(f):
                 return f
-    by = "" if scorer is None else f" (returned by the scorer {scorer!r})"
-    warnings.warn(f"unrecognised grade {shown(x)}; treating it as not scored{by}", stacklevel=3)
-    return None
+    return UNREAD

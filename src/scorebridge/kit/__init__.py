@@ -1,9 +1,11 @@
 """The adapter kit: everything an adapter between scorebridge and a harness needs, and nothing else.
 
-The adapters that ship with scorebridge (Inspect AI, DSPy, pytest, Ray) are
-built on these names only; an adapter of your own (MLflow, promptfoo, an
-in-house harness) can be too. docs/adapters.md walks through one. The names
-here are public API, under the same stability promise as `scorebridge` itself.
+The adapters that ship with scorebridge (Inspect AI, DSPy, MLflow,
+pydantic-evals, LangSmith and openevals, RL rewards for TRL and verl, pytest,
+Ray) are built on these names only; an adapter of your own (a harness
+scorebridge does not ship, an in-house one) can be too. docs/adapters.md walks
+through one, and lists each name with its signature. The names here are public
+API, under the same stability promise as `scorebridge` itself.
 
 Reading what a harness hands over:
 
@@ -16,27 +18,40 @@ Reading what a harness hands over:
   `item_text_for(scorer, item)`: the same, "" for none, an unreadable item a
   `ScorerContractError` naming the scorer;
 - `element(obj, key)`: a mapping's value or an attribute, never raising;
+- `unwrap(value, keys, sole=False)`: a label or an output out of the mapping
+  a harness holds it in (LangSmith's `{"answer": ...}`, `{"output": ...}`);
 - `fold`, `plain_digits`, `is_number`, `is_bool`, `is_missing`: the readers
   the rules above are made of.
 
 The reverse direction (a harness's scorer as a scorebridge one), its rules once:
 
-- `ask(scorer, output, label, needs_label=True)`: a finished Score (a reported
-  rejection; no label, its kind kept), or an `Ask` (`.text`, `.answers`,
-  `.rejected`, `.unlabelled`): what to hand the harness's scorer;
-- `judge(scorer, call, read)`, `judge_each(scorer, ask, call, read)`: the
-  harness's scorer called, sync or async from one body, once or once per
-  accepted answer, an exception naming the scorer;
-- `verdict(scorer, ask, correct, ...)`: the harness's verdict made a Score (a
+- `ask(scorer_name, output, label, needs_label=True, structured=False)`: a finished
+  Score (a reported rejection; no label, its kind kept), or an `Ask` (`.text`,
+  `.answers`, `.rejected`, `.unlabelled`, `.output` as given, `.label` as the
+  harness holds it): what to hand the harness's scorer. The one label rule: the
+  harness scorer gets `.label`, a list whole, once;
+- `judge(scorer_name, call, read)`: the harness's scorer called, sync or async from
+  one body, an exception naming the scorer; `judge_each(scorer_name, ask, call,
+  read)`: the explicit per-answer option, once per accepted answer until one
+  is correct;
+- `points(scorer_name, x)`: a harness's score read as points from 0 to 1 (a
+  bool, a number, a grade word), a `ScorerContractError` for any other;
+- `verdict(scorer_name, ask, correct, ...)`: the harness's verdict made a Score (a
   "wrong" about a rejected output records the rejection's kind);
-- `sync_and_async(body, is_async=...)`: a Scorer's fn, async when the harness is.
+- `sync_and_async(body, is_async=...)`: a Scorer's fn, async when the harness is;
+- `recording(scorer_name, body, on_error, needs_label=True)`: the body under
+  the adapter's `on_error` ("record": an exception, raised or awaited, is the
+  row's `raised_score`); `body_of(scorer)`: the body again, for a round trip;
+- `options_of(obj)`: a harness scorer's identity as JSON options (a closure's
+  cells, a partial's arguments, an object's constructor arguments),
+  `OptionsError` for what JSON cannot hold.
 
 Making Scores:
 
 - `record(scorer, raw, unlabelled)`: the recording rules over whatever a
   scorer function returned; `recorded(...)`: the rules over fields already
   read (what an adapter that reads a harness's result calls);
-- `raised_score(scorer, exc, label)`: the Score of a row whose scoring raised,
+- `raised_score(name, exc, label, needs_label=True)`: the Score of a row whose scoring raised,
   where the harness records errors (`on_error="record"`): failure kind "error";
 - `metadata_dict(score)`: a new dict of a Score's metadata; `metadata_text(score)`: it as JSON text;
 - `grade_value(x)`: dsprrr's grade mapping (C/I/P, words, numbers, bools) to a
@@ -44,8 +59,9 @@ Making Scores:
 
 Scorers:
 
-- `Scorer(name, fn, options, factory=..., recorded=True)`: an adapter's scorer,
-  whose `fn` returns recorded Scores;
+- `Scorer(name, fn, options, factory=..., recorded=True, needs_label=...)`: an
+  adapter's scorer, whose `fn` returns recorded Scores (`needs_label=False`
+  for a harness scorer that needs no reference);
 - `BUILTINS`, `is_builtin(scorer)`, `rebuild(name, options)`: the built-in
   scorers by name, for a harness that makes scorers again from a log;
 - `defined_scorers()`, `on_scorer_defined(listener)`: the scorers users define
@@ -62,7 +78,8 @@ Both directions at once:
 - `NativeCalls`: the harness's own objects a scorer's arguments were read
   from, carried with the call, so a reverse adapter called with those very
   arguments (a scorer of one's own calling a wrapped harness scorer) hands
-  the harness scorer the harness's own objects.
+  the harness scorer the harness's own objects; `with NATIVE.carrying(item,
+  output, label, native):` carries them for a block.
 
 Running and reporting:
 
@@ -80,7 +97,8 @@ Running and reporting:
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar, Token
 from typing import Any, Generic, TypeVar
 
@@ -113,7 +131,20 @@ from .._scorers.builtins import BUILTINS, is_builtin, rebuild
 from .._scorers.grader_cache import grader_identity
 from .._scorers.grader_calls import grader_deadline
 from .._scorers.model_graded import GRADER_CACHED, GRADER_FAILED
-from ._reverse import Ask, ask, item_text_for, judge, judge_each, sync_and_async, verdict
+from ._options import OptionsError, options_of
+from ._reverse import (
+    Ask,
+    ask,
+    body_of,
+    item_text_for,
+    judge,
+    judge_each,
+    points,
+    recording,
+    sync_and_async,
+    unwrap,
+    verdict,
+)
 
 __all__ = [
     "BUILTINS",
@@ -122,6 +153,7 @@ __all__ = [
     "ITEM_TEXT_FIELDS",
     "Ask",
     "NativeCalls",
+    "OptionsError",
     "Rejected",
     "RowError",
     "Scorer",
@@ -131,6 +163,7 @@ __all__ = [
     "accepted_answers",
     "add_note",
     "ask",
+    "body_of",
     "defined_scorers",
     "element",
     "fold",
@@ -154,18 +187,22 @@ __all__ = [
     "naming_row",
     "note_scorer",
     "on_scorer_defined",
+    "options_of",
     "parse_group_by",
     "plain_digits",
+    "points",
     "presort",
     "raised_score",
     "read_rows",
     "rebuild",
     "record",
     "recorded",
+    "recording",
     "run_sync",
     "sync_and_async",
     "text_table",
     "unlabelled",
+    "unwrap",
     "verdict",
 ]
 
@@ -203,6 +240,16 @@ class NativeCalls(Generic[N]):
     def drop(self, token: Token[tuple[Any, Any, Any, N] | None]) -> None:
         """Stop carrying what `carry` carried (in the same context)."""
         self._var.reset(token)
+
+    @contextmanager
+    def carrying(self, item: Any, output: Any, label: Any, native: N) -> Iterator[None]:
+        """`carry` for the block's length: `with NATIVE.carrying(item, output, label, native): scorer(...)`, in
+        sync code or around an `await`, dropped however the block ends."""
+        token = self._var.set((item, output, label, native))
+        try:
+            yield
+        finally:
+            self._var.reset(token)
 
     def native(self, item: Any, output: Any, label: Any) -> N | None:
         """The harness objects carried with these very arguments; None for any other call."""
