@@ -1,7 +1,7 @@
 """The adapter kit: everything an adapter between scorebridge and a harness needs, and nothing else.
 
 The adapters that ship with scorebridge (Inspect AI, DSPy, MLflow,
-pydantic-evals, RL rewards for TRL and verl, pytest, Ray) are built on these
+pydantic-evals, RL rewards for TRL and verl, deepeval, pytest, Ray) are built on these
 names only; an adapter of your own (a harness scorebridge does not ship, an
 in-house one) can be too. docs/adapters.md walks through one, and lists each
 name with its signature. The names
