@@ -22,3 +22,5 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("INSPECT_DISPLAY", "none")
+# deepeval reports telemetry unless told not to (its own tests and the docs blocks import it).
+os.environ["DEEPEVAL_TELEMETRY_OPT_OUT"] = "YES"

@@ -30,8 +30,9 @@ HARNESSES = {
 }
 # What an extra brings beside its harness: the langsmith extra brings openevals' evaluators too.
 COMPANIONS = {"anyio", "openevals"}
-# TRL needs torch, which the package index serves as a CUDA build of several GB: its extra stays out of `all`.
-OUTSIDE_ALL = {"trl": "trl"}
+# Out of `all`: TRL needs torch, which the package index serves as a CUDA build of several GB; deepeval brings
+# pytest plugins of its own (its runner, pytest-asyncio) into every pytest of an environment it is installed in.
+OUTSIDE_ALL = {"trl": "trl", "deepeval": "deepeval"}
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +63,7 @@ def test_the_wheel_holds_every_import_package_typed(wheel: zipfile.ZipFile) -> N
         "scorebridge_pydantic_evals",
         "scorebridge_rl",
         "scorebridge_langsmith",
+        "scorebridge_deepeval",
     }
     assert {f"{top}/py.typed" for top in tops} <= set(wheel.namelist())
 

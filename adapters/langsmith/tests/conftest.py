@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import os
-import socket
 import sys
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
@@ -15,6 +13,7 @@ if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 
 from ls_offline import CONNECTIONS  # noqa: E402
+from offline import refuse_connections  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -23,13 +22,5 @@ def offline(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("LANGSMITH_TRACING", "false")
     monkeypatch.setenv("LANGCHAIN_TRACING_V2", "false")
     monkeypatch.delenv("LANGSMITH_API_KEY", raising=False)
-    connect = socket.socket.connect
-
-    def guarded(self: socket.socket, address: Any) -> Any:
-        if not (isinstance(address, tuple) and address[0] in ("127.0.0.1", "::1", "localhost")):
-            CONNECTIONS.append(repr(address))
-            raise OSError(f"the offline tests connect nowhere; refused {address!r}")
-        return connect(self, address)
-
-    monkeypatch.setattr(socket.socket, "connect", guarded)
+    refuse_connections(monkeypatch, CONNECTIONS)
     yield

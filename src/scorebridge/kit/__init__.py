@@ -1,11 +1,12 @@
 """The adapter kit: everything an adapter between scorebridge and a harness needs, and nothing else.
 
 The adapters that ship with scorebridge (Inspect AI, DSPy, MLflow,
-pydantic-evals, LangSmith and openevals, RL rewards for TRL and verl, pytest,
-Ray) are built on these names only; an adapter of your own (a harness
-scorebridge does not ship, an in-house one) can be too. docs/adapters.md walks
-through one, and lists each name with its signature. The names here are public
-API, under the same stability promise as `scorebridge` itself.
+pydantic-evals, LangSmith and openevals, deepeval, RL rewards for TRL and
+verl, pytest, Ray) are built on these names only; an adapter of your own (a
+harness scorebridge does not ship, an in-house one) can be too.
+docs/adapters.md walks through one, and lists each name with its signature.
+The names here are public API, under the same stability promise as
+`scorebridge` itself.
 
 Reading what a harness hands over:
 

@@ -10,6 +10,7 @@ every adapter.
 
 from __future__ import annotations
 
+import enum
 import functools
 import math
 import types
@@ -110,6 +111,8 @@ def _value(x: Any, where: str, path: tuple[int, ...]) -> Any:
         return "**********"
     if isinstance(x, type):
         return _named(x)
+    if isinstance(x, enum.Enum):  # a member, by its class and name (deepeval's SingleTurnParams.INPUT)
+        return f"{_named(type(x))}.{x.name}"
     if isinstance(x, functools.partial):
         found: dict[str, Any] = {"function": _value(x.func, f"{where}.func", path)}
         if x.args:
@@ -148,8 +151,9 @@ def options_of(obj: Any) -> dict[str, Any]:
       `*args`/`**kwargs` collected is not read;
     - values: None, bools, ints, finite floats and strings as they are; lists
       and tuples as lists; mappings with string keys as dicts; a class as its
-      "module.qualname"; a secret (anything with `get_secret_value`, pydantic's
-      `SecretStr`) as "**********", never its text; a function, partial,
+      "module.qualname"; an enum member as "module.qualname.NAME"; a secret
+      (anything with `get_secret_value`, pydantic's `SecretStr`) as
+      "**********", never its text; a function, partial,
       method or object as above, up to 12 deep.
 
     Two scorers made by the same factory with equal arguments give equal
