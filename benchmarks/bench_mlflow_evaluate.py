@@ -30,6 +30,7 @@ import os
 import statistics
 import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
@@ -94,7 +95,11 @@ def evaluate(scorer: Scorer, data: list[dict[str, Any]], counted: Counted) -> tu
     "Evaluation completed" lines not shown)."""
     with tempfile.TemporaryDirectory() as folder:
         mlflow.set_tracking_uri(f"sqlite:///{folder}/mlflow.db")
-        mlflow.set_experiment(f"bench-{scorer.name}")  # made here, outside the time
+        # made here, outside the time; its files (MLflow writes a trace there when sqlite is busy) in the folder
+        artifacts = Path(folder, "artifacts").as_uri()
+        mlflow.set_experiment(
+            experiment_id=mlflow.create_experiment(f"bench-{scorer.name}", artifact_location=artifacts)
+        )
         start, cpu = time.perf_counter(), time.process_time()
         with contextlib.redirect_stdout(io.StringIO()):
             result = mlflow.genai.evaluate(data=data, scorers=[scorer])

@@ -278,7 +278,10 @@ def test_the_mlflow_harness_reuses_the_demos_store_on_the_next_run(
     cases = demo_run[0]["cases"]
     # the result table is this run's rows, not the store's earlier runs' too
     assert verdicts == {name: [c["verdicts"]["python"] for c in cases if c["scorer"] == name] for name in scorers}
-    assert len(mlflow.MlflowClient(f"sqlite:///{store}").search_runs(["0"])) == 2
+    client = mlflow.MlflowClient(f"sqlite:///{store}")
+    experiment = client.get_experiment_by_name("scorebridge demo")
+    assert len(client.search_runs([experiment.experiment_id])) == 2
+    assert experiment.artifact_location == (store.parent / "artifacts").as_uri()  # not the folder it ran from
 
 
 def test_the_readmes_demo_figure_is_the_benchmarks_median() -> None:

@@ -433,6 +433,9 @@ def _demo_store(scratch: Path, mlflow_version: str) -> Iterator[Path]:
         yield folder / f"mlflow-{mlflow_version}.db"  # the lock goes with the file's closing
 
 
+_DEMO_EXPERIMENT: Final = "scorebridge demo"
+
+
 def _by_mlflow(scorers: Mapping[str, Scorer], scratch: Path) -> Result:
     import mlflow
 
@@ -452,11 +455,23 @@ def _by_mlflow(scorers: Mapping[str, Scorer], scratch: Path) -> Result:
     with _demo_store(scratch, mlflow.__version__) as store:
         mlflow.set_tracking_uri(f"sqlite:///{store}")
         try:
+            client = mlflow.MlflowClient()
+            known = client.get_experiment_by_name(_DEMO_EXPERIMENT)
+            # its files beside the store (MLflow writes a trace there when sqlite is too busy), not in the
+            # folder the demo is run from
+            experiment = (
+                known.experiment_id
+                if known
+                else client.create_experiment(_DEMO_EXPERIMENT, artifact_location=(store.parent / "artifacts").as_uri())
+            )
             shown = io.StringIO()
-            with contextlib.redirect_stdout(shown), contextlib.redirect_stderr(shown):
-                result = mlflow.genai.evaluate(
-                    data=data, scorers=[to_mlflow(_as_ones_own(s), name=name) for name, s in scorers.items()]
-                )
+            scored_by = [to_mlflow(_as_ones_own(s), name=name) for name, s in scorers.items()]
+            with (
+                contextlib.redirect_stdout(shown),
+                contextlib.redirect_stderr(shown),
+                mlflow.start_run(experiment_id=experiment),
+            ):
+                result = mlflow.genai.evaluate(data=data, scorers=scored_by)
         finally:
             mlflow.set_tracking_uri(before)
     if result.result_df is None:
