@@ -16,9 +16,11 @@ The harnesses, each run for real and offline:
   `pytest.main`), one `assert_scored` per case (`correct` is whether the test
   passed; the value and the failure kind come from the plugin's
   `--scorebridge-report`);
-- mlflow: `mlflow.genai.evaluate` on a sqlite store in a temporary folder, the
-  scorers wrapped with `to_mlflow` (MLflow's own `{name}/mean`, the failure kinds
-  of its result table); left out when MLflow is not installed;
+- mlflow: `mlflow.genai.evaluate` on a sqlite store kept in the cache folder
+  (`cache_folder()`, made on the first run), the scorers wrapped with `to_mlflow`
+  (MLflow's own `{name}/mean`, the failure kinds of its result table), in a
+  process of its own started before the other harnesses on Linux; left out when
+  MLflow is not installed;
 - pydantic_evals: a pydantic-evals `Dataset.evaluate`, the scorers wrapped with
   `to_pydantic_evals` (the report's assertions, `NAME_value` scores and failure
   kind labels); left out when pydantic-evals is not installed;
@@ -43,12 +45,15 @@ import io
 import json
 import logging
 import os
+import pickle
 import sys
 import tempfile
+import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, NamedTuple, cast
 
 from .._protocol.grade import grade_value
 from .._protocol.score import FAILURE_KINDS, Score
@@ -84,12 +89,15 @@ class Harness(NamedTuple):
     Its run is the module's `_by_<name>(scorers, scratch)`, giving the verdicts (by
     scorer, then case) and the summaries (by scorer); `scratch` is a folder for its
     files. Adding a harness is a row here and that one function. A harness whose
-    module is not installed (its extra left out) is left out of the demo.
+    module is not installed (its extra left out) is left out of the demo. A harness
+    `apart` runs in a process of its own, started before the others and read in its
+    turn, where the demo can fork (`_can_fork`): its imports are the slowest.
     """
 
     name: str
     how: str
     needs: str | None = None
+    apart: bool = False
 
 
 HARNESS_TABLE: Final = (
@@ -98,7 +106,7 @@ HARNESS_TABLE: Final = (
     Harness("inspect", "an Inspect AI eval on mockllm, scorers through to_inspect"),
     Harness("dspy", "dspy.Evaluate on a DummyLM, scorers through to_dspy"),
     Harness("pytest", "pytest.main on a test file of assert_scored calls"),
-    Harness("mlflow", "mlflow.genai.evaluate on a sqlite store, scorers through to_mlflow", "mlflow"),
+    Harness("mlflow", "mlflow.genai.evaluate on a sqlite store, scorers through to_mlflow", "mlflow", apart=True),
     Harness("pydantic_evals", "a pydantic-evals Dataset.evaluate, scorers through to_pydantic_evals", "pydantic_evals"),
     Harness("trl", "a GRPO reward batch as TRL calls it, scorers through to_trl (no torch)"),
 )
@@ -383,6 +391,51 @@ def _counted(verdicts: Sequence[Verdict], accuracy: float | None) -> Counted:
     return Counted(len(scored), accuracy, kinds, len(verdicts) - len(scored))
 
 
+def cache_folder() -> Path:
+    """Where scorebridge keeps what it can make again: `$XDG_CACHE_HOME/scorebridge` (by default
+    `~/.cache/scorebridge`); on macOS `~/Library/Caches/scorebridge`, on Windows
+    `%LOCALAPPDATA%\\scorebridge\\Cache`. Deleting it loses nothing but time."""
+    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
+        return Path(os.environ["LOCALAPPDATA"]) / "scorebridge" / "Cache"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / "scorebridge"
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "scorebridge"
+
+
+@contextlib.contextmanager
+def _demo_store(scratch: Path, mlflow_version: str) -> Iterator[Path]:
+    """The sqlite file the MLflow harness evaluates on: `demo/mlflow-<version>.db` in `cache_folder()`.
+
+    MLflow makes its tables on the first run (a second of its schema migrations) and only
+    checks them after; a file per MLflow version, as another version would refuse the
+    schema. Each run adds its run and traces (a few kB). While a demo holds the file (a
+    lock, where the platform has `fcntl`), a second demo at the same time, or a cache
+    folder that cannot be written, evaluates on a new file in `scratch` instead.
+    """
+    folder = cache_folder() / "demo"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        lock = (folder / "mlflow.lock").open("a")
+    except OSError:
+        yield scratch / "mlflow.db"
+        return
+    with lock:
+        try:
+            import fcntl
+        except ImportError:  # Windows: no lock
+            yield folder / f"mlflow-{mlflow_version}.db"
+            return
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # another demo is evaluating on it
+            yield scratch / "mlflow.db"
+            return
+        yield folder / f"mlflow-{mlflow_version}.db"  # the lock goes with the file's closing
+
+
+_DEMO_EXPERIMENT: Final = "scorebridge demo"
+
+
 def _by_mlflow(scorers: Mapping[str, Scorer], scratch: Path) -> Result:
     import mlflow
 
@@ -399,15 +452,28 @@ def _by_mlflow(scorers: Mapping[str, Scorer], scratch: Path) -> Result:
     logging.getLogger("mlflow").setLevel(logging.ERROR)  # its progress and "Testing ..." lines
     os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
     before = mlflow.get_tracking_uri()
-    mlflow.set_tracking_uri(f"sqlite:///{scratch / 'mlflow.db'}")
-    try:
-        shown = io.StringIO()
-        with contextlib.redirect_stdout(shown), contextlib.redirect_stderr(shown):
-            result = mlflow.genai.evaluate(
-                data=data, scorers=[to_mlflow(_as_ones_own(s), name=name) for name, s in scorers.items()]
+    with _demo_store(scratch, mlflow.__version__) as store:
+        mlflow.set_tracking_uri(f"sqlite:///{store}")
+        try:
+            client = mlflow.MlflowClient()
+            known = client.get_experiment_by_name(_DEMO_EXPERIMENT)
+            # its files beside the store (MLflow writes a trace there when sqlite is too busy), not in the
+            # folder the demo is run from
+            experiment = (
+                known.experiment_id
+                if known
+                else client.create_experiment(_DEMO_EXPERIMENT, artifact_location=(store.parent / "artifacts").as_uri())
             )
-    finally:
-        mlflow.set_tracking_uri(before)
+            shown = io.StringIO()
+            scored_by = [to_mlflow(_as_ones_own(s), name=name) for name, s in scorers.items()]
+            with (
+                contextlib.redirect_stdout(shown),
+                contextlib.redirect_stderr(shown),
+                mlflow.start_run(experiment_id=experiment),
+            ):
+                result = mlflow.genai.evaluate(data=data, scorers=scored_by)
+        finally:
+            mlflow.set_tracking_uri(before)
     if result.result_df is None:
         raise RuntimeError(f"mlflow.genai.evaluate gave no result table:\n{shown.getvalue()}")
     verdicts: Verdicts = {name: [] for name in scorers}
@@ -496,19 +562,85 @@ class _Row:
         self.correct, self.value, self.failure_kind = row["correct"], row["value"], row["failure_kind"]
 
 
+Run = Callable[[Mapping[str, Scorer], Path], Result]
+
+
+def _can_fork() -> bool:
+    """Whether a harness can run in a forked process: on Linux (macOS's system libraries are not safe to
+    use after a fork, Windows has none), from a process running no other thread (a fork copies no
+    thread, so a lock another thread holds would stay held in the child for ever)."""
+    return sys.platform == "linux" and threading.active_count() == 1
+
+
+def _started_apart(
+    harness: str, run_in: Run, scorers: Mapping[str, Scorer], scratch: Path
+) -> Callable[[], tuple[Result, float]]:
+    """`run_in(scorers, scratch)` started now in a forked process; calling the function returned waits
+    for its result and the seconds it took there. An exception in the child is raised as a RuntimeError
+    naming the harness, with the child's traceback."""
+    read, write = os.pipe()
+    sys.stdout.flush()  # else the child would write out what the parent has not written yet
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the child: the result or the traceback into the pipe, then out without clean-up
+        os.close(read)
+        outcome: tuple[bool, object, float]
+        start = time.perf_counter()
+        try:
+            outcome = (True, run_in(scorers, scratch), time.perf_counter() - start)
+        except BaseException:
+            outcome = (False, traceback.format_exc(), 0.0)
+        with os.fdopen(write, "wb") as pipe:
+            pickle.dump(outcome, pipe)
+        os._exit(0)
+    os.close(write)
+
+    def result() -> tuple[Result, float]:
+        try:
+            with os.fdopen(read, "rb") as pipe:
+                ok, got, seconds = pickle.load(pipe)
+        except EOFError:
+            ok, got, seconds = False, "its process ended without a result", 0.0
+        finally:
+            os.waitpid(pid, 0)
+        if not ok:
+            raise RuntimeError(f"the {harness} harness failed in its process:\n{got}")
+        return cast("Result", got), seconds
+
+    return result
+
+
 def run_harnesses(
     scorers: Mapping[str, Scorer], done: Callable[[str, Verdicts, float], None] = lambda *_: None
 ) -> dict[str, Result]:
     """Every harness's verdicts (by scorer, then case) and summaries (by scorer), by harness;
-    `done(harness, verdicts, seconds)` is called as each harness finishes."""
+    `done(harness, verdicts, seconds)` is called as each harness finishes, in the table's order.
+
+    A harness `apart` is started first in a process of its own when `_can_fork()` (its
+    `seconds` are those it took there); the others run here, one after another.
+    """
+    runs: dict[str, Run] = {harness: globals()[f"_by_{harness}"] for harness in HARNESSES}
     with tempfile.TemporaryDirectory(prefix="scorebridge-demo-") as folder:
         scratch = Path(folder)
+        started: dict[str, Callable[[], tuple[Result, float]]] = {}
+        if _can_fork():
+            for h in HARNESS_TABLE:
+                if h.apart and h.name in runs:
+                    started[h.name] = _started_apart(h.name, runs[h.name], scorers, scratch)
         results: dict[str, Result] = {}
-        for harness in HARNESSES:
-            run_in: Callable[[Mapping[str, Scorer], Path], Result] = globals()[f"_by_{harness}"]
-            start = time.perf_counter()
-            results[harness] = run_in(scorers, scratch)
-            done(harness, results[harness][0], time.perf_counter() - start)
+        try:
+            for harness, run_in in runs.items():
+                if harness in started:
+                    results[harness], seconds = started.pop(harness)()
+                else:
+                    start = time.perf_counter()
+                    results[harness] = run_in(scorers, scratch)
+                    seconds = time.perf_counter() - start
+                done(harness, results[harness][0], seconds)
+        finally:
+            for result in started.values():  # a harness here failed: the processes of the others end first
+                with contextlib.suppress(RuntimeError):
+                    result()
         return results
 
 
@@ -635,6 +767,7 @@ def main(
             write(
                 f"\nall {len(HARNESSES)} harnesses agree on all {verdict_count} verdicts and {len(scorers)} summaries"
             )
+    progress(f"the demo took {time.perf_counter() - start:.1f} s (wall), after the command's start-up")
     return 1 if disagreements else 0
 
 

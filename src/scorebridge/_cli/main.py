@@ -215,6 +215,10 @@ def _add_demo(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "demo",
         help="one set of outputs, three scorers, eight harnesses (plain Python, benchmark(), Inspect AI, DSPy, "
         "pytest, MLflow, pydantic-evals, a TRL reward), side by side; exits 1 if any two harnesses disagree",
+        description="Runs three scorers through eight harnesses, for real and offline, and checks that they agree. "
+        "MLflow's sqlite store is kept in the cache folder, made on the first run: $XDG_CACHE_HOME/scorebridge/demo "
+        "(by default ~/.cache/scorebridge/demo; on macOS ~/Library/Caches/scorebridge/demo, on Windows "
+        "%LOCALAPPDATA%\\scorebridge\\Cache\\demo). Deleting that folder loses nothing: the next run makes it again.",
     )
     p.add_argument("--json", action="store_true", help="print the cases and every harness's verdicts as JSON")
     p.set_defaults(module="demo")
