@@ -139,7 +139,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 
 def written(folder: Path, name: str = "scored.jsonl") -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (folder / name).read_text(encoding="utf-8").splitlines()]
+    return [json.loads(line) for line in (folder / name).read_text(encoding="utf-8").splitlines()[1:]]
 
 
 # --- --concurrency -------------------------------------------------------------------------

@@ -89,6 +89,17 @@ def _at_least_one(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> float:
+    """A duration for --timeout: a number of seconds above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0; got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0; got {text!r}")
+    return value
+
+
 def _option(text: str) -> tuple[str, str]:
     """`key=value` for -S, split at the first "="; the value is read as YAML later (`options.read_options`)."""
     key, sep, value = text.partition("=")
@@ -148,9 +159,18 @@ def _add_score(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
         "--out",
         metavar="PATH",
         help='write each row as it was read, with its "line" and each scorer\'s Score in columns "SCORER.correct", '
-        '"SCORER.value", "SCORER.grade", ... (docs/cli.md), as JSONL in the input\'s order as the rows are scored; '
-        "- writes them to stdout (the summary then goes to stderr)",
+        '"SCORER.value", "SCORER.grade", ... (docs/cli.md), as JSONL in the input\'s order as the rows are scored, '
+        "after a header line naming the scorers and the input; each line is flushed as it is written, the file "
+        "fsync'd once a second; - writes them to stdout, without the header (the summary then goes to stderr)",
     )
+    again = p.add_mutually_exclusive_group()
+    again.add_argument(
+        "--resume",
+        action="store_true",
+        help="--out exists: score only the rows it lacks (and those whose grader failed), with the same scorers, "
+        "options, fields and input (else refused, naming the difference); the summary counts the whole file",
+    )
+    again.add_argument("--force", action="store_true", help="--out exists: score every row again, overwriting it")
     p.add_argument(
         "--format",
         choices=("text", "json"),
@@ -178,6 +198,21 @@ def _add_score(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
         default="raise",
         help="a scorer that raises: stop with the file's line and the exception (raise, the default), or record "
         "the row wrong, failure kind error, and go on (record)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=_seconds,
+        metavar="S",
+        help="seconds a scorer may take on one row; a row past it has raised a TimeoutError (see --on-error). "
+        "A sync scorer's call cannot be stopped: its thread is left to finish on its own (default: no limit)",
+    )
+    p.add_argument(
+        "--on-bad-row",
+        choices=("stop", "record", "skip"),
+        default="stop",
+        help="a row that cannot be read or scored as given (bad JSON, a missing field, a label the scorer cannot "
+        "read): stop with FILE:LINE (stop, the default), write it as an error naming its line and count it "
+        "wrong (record), or leave it out, naming it on stderr (skip); the summary says how many were bad",
     )
     p.add_argument(
         "--engine",

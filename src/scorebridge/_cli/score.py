@@ -35,6 +35,7 @@ from .._runner.summary import Summaries, Summary
 from .compare import check_report
 from .load import describe, load_scorers
 from .main import EXIT, ITEM_FIELDS, UsageError
+from .out import Lines, ScoredOut, open_out
 
 if TYPE_CHECKING:
     import asyncio
@@ -189,7 +190,7 @@ class _Scoring:
         self.tallies = [_Tally() for _ in scorers]
         self.group_by = parse_group_by(args.group_by)
         self.grouped: list[dict[tuple[Any, ...], _Tally]] = [{} for _ in scorers]
-        self.out: IO[str] | None = None
+        self.out: ScoredOut | IO[str] | None = None
         self.bar: Progress | None = None
         self.scored = 0
         self.written = 0
@@ -250,19 +251,31 @@ class _Scoring:
 
     # --- a scored row, in the input's order --------------------------------------------------
 
-    def keep(self, line: int, row: Mapping[str, Any], scores: Sequence[Score]) -> None:
+    def count(self, row: Mapping[str, Any], scores: Sequence[Score]) -> None:
+        """Count one row's Scores in the summaries (and its group's)."""
         for tally, score in zip(self.tallies, scores):  # noqa: B905  # one Score per scorer, by construction
             tally.add(score)
         if self.group_by:
             key = group_key(row, self.group_by)
             for groups, score in zip(self.grouped, scores, strict=True):
                 groups.setdefault(key, _Tally()).add(score)
+
+    def resumed(self, out: ScoredOut) -> None:
+        """Count the rows an `--out` held when a `--resume` began, so the summary counts the whole file."""
+        for _, row, scores in out.rows():
+            self.count(row, [scores[name] for name in self.names])
+
+    def keep(self, line: int, row: Mapping[str, Any], scores: Sequence[Score]) -> None:
+        self.count(row, scores)
         self.scored += 1
-        if self.out is not None:
+        out = self.out
+        if out is not None:
             if not self._added.isdisjoint(row):
                 taken = ", ".join(sorted(self._added.intersection(row)))
                 raise RowError(self.path, line, f"the row has a field --out writes ({taken}); rename it")
-            self.out.write(json_line(self.path, line, row, dict(zip(self.names, scores))))  # noqa: B905
+            out.write(json_line(self.path, line, row, dict(zip(self.names, scores))))  # noqa: B905
+            if out is sys.stdout:
+                out.flush()
             self.written += 1
         if self.bar is not None:
             self.bar.update()
@@ -406,23 +419,23 @@ def _check_out(args: argparse.Namespace) -> None:
         raise UsageError(f"--out {out} is the input file; it would be overwritten")
 
 
-def _open_out(args: argparse.Namespace) -> IO[str] | None:
-    if args.out is None:
-        return None
-    if args.out == "-":
-        return sys.stdout
-    try:
-        return open(args.out, "w", encoding="utf-8")
-    except OSError as exc:
-        raise RowError(args.out, None, f"cannot be written: {exc.strerror or exc}") from None
+def _unscored(rows: Iterator[tuple[int, dict[str, Any]]], done: Lines) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The rows whose line `--resume` found no row of in `--out`."""
+    for line, row in rows:
+        if line not in done:
+            yield line, row
 
 
-def _interrupted(args: argparse.Namespace, run: _Scoring) -> int:
+def _interrupted(args: argparse.Namespace, run: _Scoring, kept: int) -> int:
     if args.out is None:
         where = "nothing written (no --out)"
     else:
         to = "stdout" if args.out == "-" else args.out
         where = f"{run.written} row{'' if run.written == 1 else 's'} written to {to}"
+        if kept:
+            where += f", which holds {kept + run.written} in all; --resume goes on from there"
+        elif args.out != "-":
+            where += "; --resume goes on from there"
     print(f"scorebridge score: interrupted after {run.scored} scored rows; {where}", file=sys.stderr)
     return EXIT["interrupted"]
 
@@ -433,13 +446,21 @@ def _local(args: argparse.Namespace, scorers: Sequence[Scorer]) -> tuple[list[Su
     first = next(rows)  # a missing, empty or unreadable input is found before --out is opened
     run = _Scoring(args, scorers, name)
     grades = _Grades(name)
+    kept = 0
     try:
-        run.out = _open_out(args)
+        out = open_out(args, scorers)
+        run.out = sys.stdout if args.out == "-" else out
+        every: Iterator[tuple[int, dict[str, Any]]] = itertools.chain([first], rows)
+        if out is not None and out.prior.kept:
+            kept = out.prior.kept
+            run.resumed(out)
+            every = _unscored(every, out.prior.done)
         mode = progress_mode(None, lines_by_default=True)
         if mode != "off":
             total = None if args.file == "-" else count_rows(args.file, args.input_format or format_of(args.file))
-            run.bar = Progress("scoring", "rows", total, mode, delay=0.5, every=args.progress_interval, final=False)
-        every = itertools.chain([first], rows)
+            run.bar = Progress(
+                "scoring", "rows", total, mode, initial=kept, delay=0.5, every=args.progress_interval, final=False
+            )
         with grades:
             if run.inline:
                 run.run_here(every)
@@ -452,7 +473,7 @@ def _local(args: argparse.Namespace, scorers: Sequence[Scorer]) -> tuple[list[Su
         return run.summaries(), run.grouped_summaries()
     except KeyboardInterrupt:
         run.close()
-        return _interrupted(args, run)
+        return _interrupted(args, run, kept)
     finally:
         run.close()
 

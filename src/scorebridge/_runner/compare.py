@@ -412,6 +412,8 @@ class _Reader:
         shape: _Shape | None = None
         for where, row in rows:
             if shape is None:
+                if row.get("scorebridge") == "score":  # the header of a `score --out` file: its rows follow
+                    continue
                 shape, header = _shape_of(side.source, where, row, self.scorer)
                 side.shape = shape
                 if header:
