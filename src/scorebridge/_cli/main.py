@@ -33,6 +33,7 @@ EXIT: Final = {
     "below": 3,
     "interrupted": 130,
     "pipe": 141,
+    "terminated": 143,
 }
 """The exit statuses, by meaning (the help's epilog says them)."""
 
@@ -47,6 +48,7 @@ exit status:
   3    a scorer's accuracy is below --fail-under (or it scored no row)
   130  interrupted (Ctrl-C); one line says how many rows were written
   141  stdout was closed early (`| head -1`); nothing more is printed
+  143  stopped by SIGTERM (a CI job's timeout), as by Ctrl-C
 """
 
 
@@ -297,6 +299,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         _quiet_stdout()
         return EXIT["pipe"]
-    except KeyboardInterrupt:
-        print(f"scorebridge {args.command}: interrupted", file=sys.stderr)
-        return EXIT["interrupted"]
+    except KeyboardInterrupt as exc:
+        import signal
+
+        signum = getattr(exc, "signum", signal.SIGINT)  # SIGTERM raises it too while `score` runs (`_cli.pool`)
+        by = "" if signum == signal.SIGINT else f" by {signal.Signals(signum).name}"
+        print(f"scorebridge {args.command}: interrupted{by}", file=sys.stderr)
+        return EXIT["interrupted"] if signum == signal.SIGINT else EXIT["terminated"]
