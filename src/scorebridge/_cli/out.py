@@ -24,8 +24,10 @@ back the same way, but never appended to: the Ray engine writes the file again, 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
+import math
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
@@ -209,6 +211,11 @@ class ScoredOut:
             raise ValueError(f"{self.path}: a Parquet --out is written whole, by the Ray engine")
         self._lines.append(text.encode("utf-8"))
         self.written += 1
+
+    def batch(self, most: float = math.inf, wait: float = math.inf) -> contextlib.AbstractContextManager[None]:
+        """The rows written while it lasts go to the file together: `most` at a time, or those written within
+        `wait` seconds of the first held, the rest at its end (`LockedLines.batch`)."""
+        return contextlib.nullcontext() if self._lines is None else self._lines.batch(most, wait)
 
     def close(self) -> None:
         """fsync and close the file, dropping the lock; again does nothing."""
