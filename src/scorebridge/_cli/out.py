@@ -40,7 +40,17 @@ from .._runner.store import LockedLines, header_of, scorer_identity, shown_score
 from .._scorers.model_graded import GRADER_FAILED
 from .main import UsageError
 
-__all__ = ["KIND", "PARQUET_KEY", "Lines", "Prior", "ScoredOut", "input_identity", "open_out", "out_header"]
+__all__ = [
+    "KIND",
+    "PARQUET_KEY",
+    "Lines",
+    "Prior",
+    "ScoredOut",
+    "holds_rows",
+    "input_identity",
+    "open_out",
+    "out_header",
+]
 
 KIND: Final = "score"
 """The header's `"scorebridge"` value in a `score --out` file."""
@@ -294,6 +304,19 @@ def _header_line(header: Mapping[str, Any]) -> bytes:
     return json.dumps(header).encode("utf-8") + b"\n"
 
 
+def holds_rows(args: argparse.Namespace) -> bool:
+    """Whether `args.out` is a file that holds anything; a `UsageError` ("use --resume or --force") when it does
+    and neither `args.resume` nor `args.force` says what to do with it."""
+    out = args.out
+    held = out not in (None, "-") and os.path.exists(out) and os.path.getsize(out) > 0
+    if held and not getattr(args, "resume", False) and not getattr(args, "force", False):
+        raise UsageError(
+            f"--out {out} already exists and holds rows: use --resume to score only the rows it lacks, "
+            "or --force to score every row again and overwrite it"
+        )
+    return held
+
+
 def open_out(args: argparse.Namespace, scorers: Sequence[Scorer]) -> ScoredOut | None:
     """Open `args.out` for a run of `scorers`: None without one, or for "-" (standard output, written by the caller).
 
@@ -313,12 +336,7 @@ def open_out(args: argparse.Namespace, scorers: Sequence[Scorer]) -> ScoredOut |
         return None
     if resume and args.file == "-":
         raise UsageError("--resume needs the input as a named file: standard input cannot be told to be the same")
-    held = os.path.exists(out) and os.path.getsize(out) > 0
-    if held and not resume and not force:
-        raise UsageError(
-            f"--out {out} already exists and holds rows: use --resume to score only the rows it lacks, "
-            "or --force to score every row again and overwrite it"
-        )
+    held = holds_rows(args)
     header = out_header(args, scorers)
     parquet = out.lower().endswith((".parquet", ".pq"))
     busy = f"{out}: is being written by another process (a run still going): wait for it, or give another --out"

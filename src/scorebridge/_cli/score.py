@@ -39,7 +39,7 @@ from .._runner.summary import Summaries, Summary
 from .compare import check_report
 from .load import describe, load_scorers
 from .main import EXIT, ITEM_FIELDS, UsageError
-from .out import Lines, ScoredOut, open_out
+from .out import Lines, ScoredOut, holds_rows, open_out
 from .pool import GRACE, DaemonPool, Stop, terminate_as_interrupt
 
 if TYPE_CHECKING:
@@ -758,12 +758,26 @@ def run(args: argparse.Namespace) -> int:
         if args.report is not None:
             check_report(args.report)  # before any row is scored
         if args.engine == "ray":
+            _check_ray(args)
             return _report(args, scorers, *_with_ray(args, scorers))
         outcome = _local(args, scorers)
         if isinstance(outcome, int):
             return outcome
         summaries, grouped, bad = outcome
         return _report(args, scorers, summaries, grouped, bad)
+
+
+def _check_ray(args: argparse.Namespace) -> None:
+    """Refuse what --engine ray does not do (yet another engine's options must not be dropped silently), and
+    an --out that holds rows without --force (`out.holds_rows`, the rule of both engines)."""
+    for flag, given in (
+        ("--resume", args.resume),
+        ("--timeout", args.timeout is not None),
+        ("--on-bad-row", args.on_bad_row != "stop"),
+    ):
+        if given:
+            raise UsageError(f"{flag} is for the local engine; --engine ray does not take it")
+    holds_rows(args)
 
 
 def _check_group_by(args: argparse.Namespace) -> None:
