@@ -4,6 +4,7 @@ a real process, as a CI job's timeout or a terminal sends them."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -358,3 +359,22 @@ def test_the_out_file_is_flushed_as_each_row_is_written(folder: Path) -> None:
     finally:
         os.kill(scoring.pid, signal.SIGKILL)
         scoring.communicate(timeout=60)
+
+
+def test_no_stretch_longer_than_twice_the_timeout_passes_without_a_row_written(folder: Path) -> None:
+    # One hung row held every other for its whole length: the window waited on its first row.
+    (folder / "data.jsonl").write_text(rows(100), encoding="utf-8")
+    argv = ["data.jsonl", "--scorer", "mine.py@hangs", "--timeout", "1", "--on-error", "record", "--concurrency", "4"]
+    scoring = start(*argv, "--out", "scored.jsonl")
+    grew: list[float] = []
+    seen = 0
+    while scoring.poll() is None:
+        path = folder / "scored.jsonl"
+        count = path.read_bytes().count(b"\n") if path.exists() else 0
+        if count > max(seen, 1):  # a row written (the header is the first line)
+            grew.append(time.monotonic())
+        seen = count
+        time.sleep(0.02)
+    scoring.communicate(timeout=60)
+    assert scoring.returncode == 0 and len(whole_rows(folder / "scored.jsonl")) == 100
+    assert max(b - a for a, b in itertools.pairwise(grew)) < 2 * 1

@@ -2,11 +2,14 @@
 
 Each row is read once and scored by every scorer. Scorers that wait (async ones, and sync ones that may
 block: a grader model, an API of yours) score up to `--concurrency` rows at once, async ones on one event
-loop and sync ones on threads; the fast built-ins run inline. Rows are written to `--out` in the input's
-order as soon as they and every row before them are scored, and at most twice `--concurrency` rows are
-held at a time, so memory stays flat however long the file is; the summaries are counted on the way.
-Everything that can be checked before scoring is: the scorers and their options (each value against its
-option), the input's first row, the output file.
+loop and sync ones on daemon threads (`pool.DaemonPool`); the fast built-ins run inline. Rows are written to
+`--out` (`out.open_out`: its header, --resume, --force) in the input's order as soon as they and every row
+before them are scored; a slow row does not hold back the others, up to `HELD` x `--concurrency` rows held
+behind it, so memory stays flat however long the file is; the summaries are counted on the way (a resumed
+file's rows first). `--timeout` gives each call a limit, `--on-bad-row` says what a row that cannot be read
+does, and SIGINT or SIGTERM stops the run with every scored row written (`pool.Stop`). Everything that can
+be checked before scoring is: the scorers and their options (each value against its option), the input's
+first row, the output file.
 """
 
 from __future__ import annotations

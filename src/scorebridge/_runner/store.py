@@ -4,7 +4,8 @@ The file is JSON Lines. Its first line is the header,
 `{"scorebridge": "benchmark", "format": 1, "scorer": {"name": ..., "options": {...}}}`,
 which says what scored the records, so a resume under another scorer (or other
 options) is refused instead of mixing verdicts. Each further line is one
-`BenchmarkRecord`, written and flushed as it is made.
+`BenchmarkRecord`, written as it is made (`LockedLines`: one unbuffered write a line, an fsync once a
+second). `scorebridge score --out` files are held the same way (`scorebridge._cli.out`).
 
 One process at a time: the file is locked for the whole run with an exclusive,
 non-blocking `fcntl.flock` (`msvcrt.locking` on Windows) on the file itself. A
