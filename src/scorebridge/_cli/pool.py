@@ -145,6 +145,7 @@ class Stop:
         where the loop cannot take signals (Windows, not the main thread) they raise as before."""
         self.asked = asked
         taken = []
+        before = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
         try:
             for signum in (signal.SIGINT, signal.SIGTERM):
                 try:
@@ -156,6 +157,6 @@ class Stop:
         finally:
             self.asked = None
             for signum in taken:
-                loop.remove_signal_handler(signum)
-            if signal.SIGTERM in taken:
-                signal.signal(signal.SIGTERM, _raise)  # remove_signal_handler left it to the default: a kill
+                loop.remove_signal_handler(signum)  # which leaves SIGINT to Python's default, SIGTERM to a kill
+                if before[signum] is not None:
+                    signal.signal(signum, before[signum])
