@@ -261,7 +261,7 @@ def test_a_timeout_is_a_number_of_seconds_above_0(folder: Path, capsys: pytest.C
         hangs_here.score_many(None, ["a"], ["a"], timeout=0)
     with pytest.raises(SystemExit):
         main(["score", "data.jsonl", "--scorer", "exact", "--timeout", "0"])
-    assert "--timeout: expected a number of seconds above 0; got '0'" in capsys.readouterr().err
+    assert "--timeout: more than 0 and at most a day (86400 s); got 0.0" in capsys.readouterr().err
 
 
 BAD = {5: '{"output": "4", "label": ', 41: "not json", 91: "[1, 2]"}

@@ -92,14 +92,17 @@ def _at_least_one(text: str) -> int:
 
 
 def _seconds(text: str) -> float:
-    """A duration for --timeout: a number of seconds above 0."""
+    """A duration for --timeout: a number of seconds above 0, at most a day (`values.seconds`, the core's rule)."""
+    from .._protocol.values import seconds
+
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0; got {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0; got {text!r}")
-    return value
+        raise argparse.ArgumentTypeError(f"expected a number of seconds; got {text!r}") from None
+    try:
+        return seconds("--timeout", value)  # type: ignore[return-value]  # never None: none=False
+    except (TypeError, ValueError) as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--timeout: timeout must be ")) from None
 
 
 def _option(text: str) -> tuple[str, str]:
