@@ -400,6 +400,12 @@ class Scorer:
                 return call_within(self.name, limit, self, item, output, label)
 
             fn = timed
+        inner: Any = self.fn
+        while isinstance(inner, functools.partial):
+            inner = inner.func
+        for attribute in ("__module__", "__name__", "__qualname__"):  # where it is from, for a harness's registry
+            with contextlib.suppress(AttributeError, TypeError):
+                setattr(fn, attribute, getattr(inner, attribute))
         factory = self.factory
         again = None if factory is None else functools.partial(_timed_by, factory, limit)
         return Scorer(
