@@ -221,7 +221,7 @@ def test_out_writes_each_row_with_its_line_and_score(tmp_path: Path, capsys: pyt
         capsys, "score", str(jsonl(tmp_path / "o.jsonl", ROWS)), "--scorer", "exact", "--out", str(scored)
     )
     assert status == 0
-    rows = [json.loads(line) for line in scored.read_text(encoding="utf-8").splitlines()]
+    rows = [json.loads(line) for line in scored.read_text(encoding="utf-8").splitlines()[1:]]  # after the header
     assert [r["line"] for r in rows] == [1, 2, 3, 4]
     assert {k: rows[1][k] for k in ROWS[1]} == ROWS[1]  # the row's own fields, at the top level
     expected = sb.exact()(ROWS[1]["item"], "Milan", "Rome").as_dict()

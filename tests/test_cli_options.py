@@ -149,7 +149,7 @@ def test_both_command_lines_give_the_scorer_the_same_options(tmp_path: Path) -> 
     command = [str(scorebridge), "score", "rows.jsonl", "--scorer", "spy.py@spy", *flags, "--out", "scored.jsonl"]
     ours = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert ours.returncode == 0, ours.stderr
-    [row] = [json.loads(line) for line in (tmp_path / "scored.jsonl").read_text(encoding="utf-8").splitlines()]
+    [row] = [json.loads(line) for line in (tmp_path / "scored.jsonl").read_text(encoding="utf-8").splitlines()[1:]]
 
     output = ModelOutput.from_content("mockllm/model", "Paris")
     output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)  # offline: no tokenizer download

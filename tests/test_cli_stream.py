@@ -109,7 +109,7 @@ def test_rows_scored_before_a_bad_row_are_written(folder: Path, capsys: pytest.C
     status, _, err = run(capsys, "score", "data.jsonl", "--scorer", "exact", "--out", "scored.jsonl")
     assert status == 1
     assert err == "data.jsonl:41: no field 'label'; the row has output\n"
-    assert len((folder / "scored.jsonl").read_text(encoding="utf-8").splitlines()) == 40
+    assert len((folder / "scored.jsonl").read_text(encoding="utf-8").splitlines()) == 1 + 40
 
 
 @pytest.mark.parametrize(
@@ -181,13 +181,13 @@ def test_ctrl_c_exits_130_with_one_line_saying_how_many_rows_were_written(folder
     time.sleep(0.3)
     scoring.send_signal(signal.SIGINT)
     out, err = scoring.communicate(timeout=60)
-    written = (folder / "scored.jsonl").read_text(encoding="utf-8").splitlines()
+    written = (folder / "scored.jsonl").read_text(encoding="utf-8").splitlines()[1:]
     assert (scoring.returncode, out) == (130, "")
     assert 0 < len(written) < 10_000
     assert [json.loads(line)["line"] for line in written] == list(range(1, len(written) + 1))  # whole lines
     [line] = err.splitlines()
     assert line.startswith("scorebridge score: interrupted after ")
-    assert line.endswith(f"scored rows; {len(written)} rows written to scored.jsonl")
+    assert line.endswith(f"scored rows; {len(written)} rows written to scored.jsonl; --resume goes on from there")
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
@@ -250,7 +250,7 @@ def test_nan_is_written_back_as_null_and_infinity_as_its_text(folder: Path, caps
     def refuse(token: str) -> Any:
         raise ValueError(f"non-standard JSON: {token}")
 
-    [line] = (folder / "scored.jsonl").read_text(encoding="utf-8").splitlines()
+    [line] = (folder / "scored.jsonl").read_text(encoding="utf-8").splitlines()[1:]
     written = json.loads(line, parse_constant=refuse)
     assert status == 0
     assert {k: written[k] for k in ("output", "label", "extra")} == {

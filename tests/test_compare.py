@@ -163,7 +163,7 @@ def test_parquet_runs_compare_as_jsonl_ones(runs: tuple[Path, Path]) -> None:
 
     paths = []
     for path in runs:
-        rows = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+        rows = [json.loads(line) for line in path.read_text("utf-8").splitlines()[1:]]  # after the header
         target = path.with_suffix(".parquet")
         pq.write_table(pa.Table.from_pylist(rows), target)
         paths.append(target)
@@ -216,7 +216,7 @@ def test_two_arms_of_one_benchmark_compare(tmp_path: Path, capsys: pytest.Captur
 def test_rows_as_a_ray_dataset_writes_them_compare_alike(runs: tuple[Path, Path]) -> None:
     # score_dataset's shape: the row's columns, then the Score's, side by side, unprefixed
     def flat(path: Path) -> list[dict[str, Any]]:
-        rows = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+        rows = [json.loads(line) for line in path.read_text("utf-8").splitlines()[1:]]  # after the header
         return [{k.removeprefix("exact."): v for k, v in r.items()} for r in rows]
 
     assert sb.compare(flat(runs[0]), flat(runs[1])).paired == sb.compare(*runs).paired
@@ -231,7 +231,7 @@ def test_an_id_twice_on_one_side_is_an_error_naming_both_lines(
     capsys.readouterr()
     status, _, err = compare_cli(capsys, str(a), str(a))
     assert status == 1
-    assert err.startswith(f"{a}:10: the id 'q002' is already on row 3")
+    assert err.startswith(f"{a}:11: the id 'q002' is already on row 4")  # the file's lines: its header is line 1
 
 
 def test_a_file_that_is_not_scored_is_refused_with_its_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -465,7 +465,7 @@ def test_ids_that_are_numbers_in_one_run_and_text_in_the_other_pair(tmp_path: Pa
 
 def test_a_number_and_its_text_on_one_side_are_one_id_twice(tmp_path: Path) -> None:
     rows = [{"id": 1, "output": "a", "label": "a"}, {"id": "1", "output": "a", "label": "a"}]
-    with pytest.raises(RowError, match=r"is already on row 1 as 1 \(a number and its text pair as one\)"):
+    with pytest.raises(RowError, match=r"is already on row 2 as 1 \(a number and its text pair as one\)"):
         sb.compare(scored(tmp_path, "base", rows), scored(tmp_path, "new", rows[:1]))
 
 
@@ -487,7 +487,7 @@ def test_a_row_without_the_scores_after_scored_ones_is_refused_with_its_line(
     with base.open("a", encoding="utf-8") as f:
         f.write(json.dumps({"id": "zz", "output": "a"}) + "\n")
     status, _, err = compare_cli(capsys, str(base), str(new))
-    assert status == 1 and f"{base}:202: not a scored row: no 'exact.correct'" in err
+    assert status == 1 and f"{base}:203: not a scored row: no 'exact.correct'" in err
 
 
 def test_show_0_gives_the_counts_without_an_empty_list(

@@ -33,6 +33,7 @@ EXIT: Final = {
     "below": 3,
     "interrupted": 130,
     "pipe": 141,
+    "terminated": 143,
 }
 """The exit statuses, by meaning (the help's epilog says them)."""
 
@@ -47,6 +48,7 @@ exit status:
   3    a scorer's accuracy is below --fail-under (or it scored no row)
   130  interrupted (Ctrl-C); one line says how many rows were written
   141  stdout was closed early (`| head -1`); nothing more is printed
+  143  stopped by SIGTERM (a CI job's timeout), as by Ctrl-C
 """
 
 
@@ -87,6 +89,20 @@ def _at_least_one(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number, at least 1; got {text!r}")
     return value
+
+
+def _seconds(text: str) -> float:
+    """A duration for --timeout: a number of seconds above 0, at most a day (`values.seconds`, the core's rule)."""
+    from .._protocol.values import seconds
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds; got {text!r}") from None
+    try:
+        return seconds("--timeout", value)  # type: ignore[return-value]  # never None: none=False
+    except (TypeError, ValueError) as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--timeout: timeout must be ")) from None
 
 
 def _option(text: str) -> tuple[str, str]:
@@ -148,9 +164,18 @@ def _add_score(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
         "--out",
         metavar="PATH",
         help='write each row as it was read, with its "line" and each scorer\'s Score in columns "SCORER.correct", '
-        '"SCORER.value", "SCORER.grade", ... (docs/cli.md), as JSONL in the input\'s order as the rows are scored; '
-        "- writes them to stdout (the summary then goes to stderr)",
+        '"SCORER.value", "SCORER.grade", ... (docs/cli.md), as JSONL in the input\'s order as the rows are scored, '
+        "after a header line naming the scorers and the input; each line is flushed as it is written, the file "
+        "fsync'd once a second; - writes them to stdout, without the header (the summary then goes to stderr)",
     )
+    again = p.add_mutually_exclusive_group()
+    again.add_argument(
+        "--resume",
+        action="store_true",
+        help="--out exists: score only the rows it lacks (and those whose grader failed), with the same scorers, "
+        "options, fields and input (else refused, naming the difference); the summary counts the whole file",
+    )
+    again.add_argument("--force", action="store_true", help="--out exists: score every row again, overwriting it")
     p.add_argument(
         "--format",
         choices=("text", "json"),
@@ -178,6 +203,21 @@ def _add_score(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
         default="raise",
         help="a scorer that raises: stop with the file's line and the exception (raise, the default), or record "
         "the row wrong, failure kind error, and go on (record)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=_seconds,
+        metavar="S",
+        help="seconds a scorer may take on one row; a row past it has raised a TimeoutError (see --on-error). "
+        "A sync scorer's call cannot be stopped: its thread is left to finish on its own (default: no limit)",
+    )
+    p.add_argument(
+        "--on-bad-row",
+        choices=("stop", "record", "skip"),
+        default="stop",
+        help="a row that cannot be read or scored as given (bad JSON, a missing field, a label the scorer cannot "
+        "read): stop with FILE:LINE (stop, the default), write it as an error naming its line and count it "
+        "wrong (record), or leave it out, naming it on stderr (skip); the summary says how many were bad",
     )
     p.add_argument(
         "--engine",
@@ -269,6 +309,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         _quiet_stdout()
         return EXIT["pipe"]
-    except KeyboardInterrupt:
-        print(f"scorebridge {args.command}: interrupted", file=sys.stderr)
-        return EXIT["interrupted"]
+    except KeyboardInterrupt as exc:
+        import signal
+
+        signum = getattr(exc, "signum", signal.SIGINT)  # SIGTERM raises it too while `score` runs (`_cli.pool`)
+        by = "" if signum == signal.SIGINT else f" by {signal.Signals(signum).name}"
+        print(f"scorebridge {args.command}: interrupted{by}", file=sys.stderr)
+        return EXIT["interrupted"] if signum == signal.SIGINT else EXIT["terminated"]

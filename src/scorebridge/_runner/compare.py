@@ -639,6 +639,8 @@ def _open(label: str, run: Any, *, name: str | None, group_by: Sequence[str]) ->
         side_rows, fetch = _memory_rows(records)
     rows = iter(side_rows)
     first = next(rows, None)
+    if first is not None and first[1].get("scorebridge") == "score":  # a `score --out` file's header: rows follow
+        first = next(rows, None)
     if first is None:
         raise RowError(source, None, "holds no scored rows")
     names = [identity["name"]] if identity is not None else _names_in(first[1])

@@ -7,7 +7,19 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import IO, Any, Literal
 
-__all__ = ["FORMATS", "SUFFIXES", "Format", "RowError", "format_of", "json_object", "read_rows", "read_stream"]
+__all__ = [
+    "FORMATS",
+    "SUFFIXES",
+    "Each",
+    "Format",
+    "RowError",
+    "format_of",
+    "json_object",
+    "read_rows",
+    "read_rows_each",
+    "read_stream",
+    "read_stream_each",
+]
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 CSV_SUFFIXES = (".csv",)
@@ -49,36 +61,66 @@ def json_object(path: str | os.PathLike[str], line: int, text: str) -> dict[str,
     return row
 
 
-def _decoded(path: str | os.PathLike[str], lines: Iterable[bytes]) -> Iterator[tuple[int, str]]:
+Each = Iterator[tuple[int, dict[str, Any] | RowError]]
+"""Rows as a reader gives them: `(line, row)`, or `(line, RowError)` for a line that cannot be read."""
+
+
+def _decoded(path: str | os.PathLike[str], lines: Iterable[bytes]) -> Iterator[tuple[int, str | RowError]]:
     for number, raw in enumerate(lines, start=1):
         try:
             yield number, raw.decode("utf-8-sig" if number == 1 else "utf-8")
         except UnicodeDecodeError as exc:
-            raise RowError(path, number, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+            yield number, RowError(path, number, f"not UTF-8 text ({exc.reason} at byte {exc.start})")
 
 
-def _jsonl(path: str | os.PathLike[str], lines: Iterable[bytes]) -> Iterator[tuple[int, dict[str, Any]]]:
+def _jsonl(path: str | os.PathLike[str], lines: Iterable[bytes]) -> Each:
     for number, text in _decoded(path, lines):
-        if text.strip():
-            yield number, json_object(path, number, text)
+        if isinstance(text, RowError):
+            yield number, text
+        elif text.strip():
+            try:
+                yield number, json_object(path, number, text)
+            except RowError as exc:
+                yield number, exc
 
 
-def _csv(path: str | os.PathLike[str], lines: Iterable[bytes]) -> Iterator[tuple[int, dict[str, Any]]]:
+def _csv(path: str | os.PathLike[str], lines: Iterable[bytes]) -> Each:
     import csv
 
-    reader = csv.reader((text for _, text in _decoded(path, lines)), strict=True)
+    bad: list[tuple[int, RowError]] = []  # lines that are not UTF-8, said at their turn
+
+    def texts() -> Iterator[str]:
+        for number, text in _decoded(path, lines):
+            if isinstance(text, RowError):
+                bad.append((number, text))
+                yield "\n"  # a blank line in its place, so the line numbers still count
+            else:
+                yield text
+
+    reader = csv.reader(texts(), strict=True)
     header: list[str] | None = None
     while True:
         start = reader.line_num + 1  # a quoted field may hold line breaks: a row is named by its first line
         try:
-            row = next(reader)
+            row: list[str] | RowError | None = next(reader)
         except StopIteration:
-            return
+            row = None
         except csv.Error as exc:
-            raise RowError(path, start, f"not valid CSV ({exc})") from None
-        if not row:  # a blank line
+            row = RowError(path, start, f"not valid CSV ({exc})")
+        for number, error in bad:
+            if header is None:  # before the header is read, no row can be
+                raise error
+            yield number, error
+        bad.clear()
+        if row is None:
+            return
+        if isinstance(row, RowError):
+            if header is None:
+                raise row
+            yield start, row
+        elif not row:  # a blank line
             continue
-        if header is None:
+        elif header is None:
             blank = [i + 1 for i, name in enumerate(row) if not name.strip()]
             twice = sorted({name for name in row if row.count(name) > 1})
             if blank or twice:
@@ -86,12 +128,12 @@ def _csv(path: str | os.PathLike[str], lines: Iterable[bytes]) -> Iterator[tuple
                 raise RowError(path, start, f"the header row is not usable: {problem}")
             header = row
         elif len(row) != len(header):
-            raise RowError(path, start, f"{len(row)} fields, but the header has {len(header)}")
+            yield start, RowError(path, start, f"{len(row)} fields, but the header has {len(header)}")
         else:
             yield start, dict(zip(header, row, strict=True))
 
 
-def _parquet(path: str | os.PathLike[str], f: IO[bytes]) -> Iterator[tuple[int, dict[str, Any]]]:
+def _parquet(path: str | os.PathLike[str], f: IO[bytes]) -> Each:
     from importlib import import_module
 
     try:
@@ -109,7 +151,7 @@ def _parquet(path: str | os.PathLike[str], f: IO[bytes]) -> Iterator[tuple[int, 
             yield number, row
 
 
-_READERS: dict[str, Callable[[str | os.PathLike[str], IO[bytes]], Iterator[tuple[int, dict[str, Any]]]]] = {
+_READERS: dict[str, Callable[[str | os.PathLike[str], IO[bytes]], Each]] = {
     "jsonl": _jsonl,
     "csv": _csv,
     "parquet": _parquet,
@@ -128,13 +170,12 @@ def format_of(
     raise RowError(path, None, f"unknown format for {what}; the file name must end in {endings}")
 
 
-def read_stream(
-    name: str | os.PathLike[str], f: IO[bytes], format: Format = "jsonl"
-) -> Iterator[tuple[int, dict[str, Any]]]:
-    """The rows of an open binary file (standard input, say) in `format`, as `read_rows` reads a file.
+def read_stream_each(name: str | os.PathLike[str], f: IO[bytes], format: Format = "jsonl") -> Each:
+    """The rows of an open binary file as `read_stream` reads them, a line that cannot be read given as
+    `(line, RowError)` in its place and the reading going on (`scorebridge score --on-bad-row`).
 
-    `name` names the stream in errors ("<stdin>:3: problem"). The stream is not
-    closed. An empty stream is a `RowError`, as an empty file is.
+    What stops every row is still raised: an unknown format, a file that is no Parquet, a CSV header that
+    cannot be read, no row at all.
     """
     if format not in _READERS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}; got {format!r}")
@@ -144,6 +185,35 @@ def read_stream(
         yield row
     if empty:
         raise RowError(name, None, "holds no rows")
+
+
+def read_stream(
+    name: str | os.PathLike[str], f: IO[bytes], format: Format = "jsonl"
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The rows of an open binary file (standard input, say) in `format`, as `read_rows` reads a file.
+
+    `name` names the stream in errors ("<stdin>:3: problem"). The stream is not
+    closed. An empty stream is a `RowError`, as an empty file is.
+    """
+    for line, row in read_stream_each(name, f, format):
+        if type(row) is not dict:
+            raise row  # type: ignore[misc]
+        yield line, row
+
+
+def _opened(path: str | os.PathLike[str]) -> IO[bytes]:
+    try:
+        return open(path, "rb")  # closed by the caller, after the last row
+    except OSError as exc:
+        raise RowError(path, None, f"cannot be read: {exc.strerror or exc}") from None
+
+
+def read_rows_each(path: str | os.PathLike[str], format: Format | None = None) -> Each:
+    """The rows of a file as `read_rows` reads them, a line that cannot be read given as `(line, RowError)` in
+    its place and the reading going on (see `read_stream_each`)."""
+    chosen = format_of(path) if format is None else format
+    with _opened(path) as f:
+        yield from read_stream_each(path, f, chosen)
 
 
 def read_rows(path: str | os.PathLike[str], format: Format | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -167,9 +237,5 @@ def read_rows(path: str | os.PathLike[str], format: Format | None = None) -> Ite
     they word every problem alike.
     """
     chosen = format_of(path) if format is None else format
-    try:
-        f = open(path, "rb")  # noqa: SIM115  # closed below, after the last row
-    except OSError as exc:
-        raise RowError(path, None, f"cannot be read: {exc.strerror or exc}") from None
-    with f:
+    with _opened(path) as f:
         yield from read_stream(path, f, chosen)

@@ -1,6 +1,7 @@
 """The rows `scorebridge score --out` writes, with either engine: one shape, its names, and its reader.
 
-One record per input row, in the input's order (JSONL, or Parquet with `--engine ray`):
+One record per input row, in the input's order (JSONL, or Parquet with `--engine ray`), after a header line
+naming the scorers and the input (a local engine's file; `scorebridge._cli.out`):
 
 - `line`: the row's line in the input (a CSV row's first line; a Parquet row's number), counted from 1;
 - the row's own fields, as read, at the top level (so `--id`, `--group-by` and pandas see them as columns);
@@ -30,6 +31,7 @@ __all__ = [
     "read_scored",
     "score_columns",
     "score_of_columns",
+    "scored_record",
     "scorer_columns",
     "taken_columns",
     "unique_names",
@@ -106,7 +108,8 @@ def _scorers_in(columns: Sequence[str]) -> list[str]:
 def read_scored(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any], dict[str, Score]]]:
     """The rows of a file `scorebridge score --out` wrote: `(line, the row as read, {scorer: Score})`, lazily.
 
-    JSONL or Parquet (by the name's ending), in this shape or in the one written before it, `{"line",
+    JSONL or Parquet (by the name's ending), its header line (which names the scorers and the input) skipped, in
+    this shape or in the one written before it, `{"line",
     "row", "score"}` a line (the scorer then unnamed: its Score is under ""). A record in neither shape is a
     `RowError` naming the file and line.
     """
@@ -120,15 +123,24 @@ def read_scored(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, A
         for batch in table_file.iter_batches(batch_size=1024):
             for record in batch.to_pylist():
                 number += 1
-                yield _split(name, number, record)
+                yield scored_record(name, number, record)
         return
     with open(name, encoding="utf-8-sig") as f:
+        first = True
         for number, text in enumerate(f, start=1):
-            if text.strip():
-                yield _split(name, number, json_object(name, number, text))
+            if not text.strip():
+                continue
+            record = json_object(name, number, text)
+            if first and record.get("scorebridge") == "score":  # the header (`_cli.out`)
+                first = False
+                continue
+            first = False
+            yield scored_record(name, number, record)
 
 
-def _split(path: str, number: int, record: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, Score]]:
+def scored_record(path: str, number: int, record: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, Score]]:
+    """One record of an `--out` file (`number` its line there) as `(input line, the row, {scorer: Score})`; a
+    `RowError` when it is no row `score --out` wrote."""
     try:
         if set(record) == {"line", "row", "score"} and isinstance(record["score"], dict):  # the shape before
             old = record["score"]

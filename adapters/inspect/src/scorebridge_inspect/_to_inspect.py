@@ -172,6 +172,7 @@ def to_inspect(
     item: StateReader | None = None,
     output: StateReader | None = None,
     on_error: OnError = "raise",
+    timeout: float | None = None,
 ) -> Scorer:
     """A scorebridge scorer as an Inspect AI scorer, for `Task(scorer=...)`, `eval()` and the log viewer.
 
@@ -235,6 +236,13 @@ def to_inspect(
     scored samples, so `inspect eval` prints them, the log's `results` holds
     them and `inspect view` shows them (give `[accuracy(), stderr()]` to leave
     them out); in a round trip, `x`'s own.
+
+    timeout: seconds the scorer may take on one sample (None, the default: no
+    limit), as `Scorer.with_timeout` gives it (Inspect limits a sample's time,
+    not a scorer's): a call past it has raised a `scorebridge.ScorerTimeout`
+    (a TimeoutError), recorded or raised as `on_error` says. A sync scorer's
+    call past it is abandoned on its thread, still running (Python cannot stop
+    a thread).
     """
     if not isinstance(scorer, sb.Scorer):
         raise TypeError(f"to_inspect: scorer must be a scorebridge Scorer; got {type(scorer).__name__}")
@@ -244,6 +252,8 @@ def to_inspect(
         raise ValueError(f"to_inspect({scorer.name}): on_error must be 'raise' or 'record'; got {on_error!r}")
     if metrics is not None and (isinstance(metrics, (str, bytes)) or not isinstance(metrics, (Sequence, Mapping))):
         raise TypeError(f"to_inspect({scorer.name}): metrics must be a list or dict of metrics; got {metrics!r:.80}")
+    if timeout is not None:
+        scorer = scorer.with_timeout(timeout)
     read_item = _check_reader(scorer.name, "item", item, _input_text)
     read_output = _check_reader(scorer.name, "output", output, _completion)
     if isinstance(scorer.fn, InspectCall):  # made by from_inspect: Inspect's own scorer, again

@@ -144,6 +144,7 @@ def to_verl(
     batch: bool = False,
     concurrency: int = 16,
     deadline: float | None = DEFAULT_DEADLINE,
+    timeout: float | None = None,
 ) -> Callable[..., Any]:
     """A `compute_score` function for verl's `custom_reward_function` that scores each response with `scorer`.
 
@@ -176,9 +177,18 @@ def to_verl(
     call of a model-graded scorer runs more than `deadline` seconds into a
     batch (default 60; None for none): a response still unanswered then is
     unscored (score 0.0, "scored" 0.0), so one hung call cannot hold a step.
+
+    `timeout`: seconds the scorer may take on one response (None, the default:
+    no limit), as `Scorer.with_timeout` gives it (verl has no limit of its own
+    for a reward function): a call past it has raised a
+    `scorebridge.ScorerTimeout` (a TimeoutError), recorded or raised as
+    `on_error` says. A sync scorer's call past it is abandoned on its thread,
+    still running (Python cannot stop a thread).
     """
     if not isinstance(scorer, Scorer):
         raise TypeError(f"to_verl: expected a scorebridge Scorer; got {type(scorer).__name__}")
+    if timeout is not None:
+        scorer = scorer.with_timeout(timeout)
     call = made_by_from_verl(scorer)
     if call is not None:
         return call.compute_score  # a round trip is the identity
