@@ -514,3 +514,17 @@ def test_a_missing_field_is_still_a_parse_failure() -> None:
     scorer = from_dspy(entities_match, output_field="entities", label_field="entities")
     score = scorer({"text": "x"}, dspy.Prediction(entities=None), ENTITIES)
     assert (score.correct, score.failure_kind) == (False, "parse_failure")
+
+
+# DSPy does not declare whether a metric needs a gold answer: from_dspy reads its code
+def test_a_metric_that_never_reads_its_example_scores_an_unlabelled_row() -> None:
+    def short(example: Any, pred: Any, trace: Any = None) -> float:
+        return float(len(pred.answer) <= 12)
+
+    scorer = from_dspy(short)
+    assert scorer.needs_label is False and scorer("q", "Paris", None).correct is True
+
+
+@pytest.mark.parametrize("metric", [answer_exact_match, answer_passage_match], ids=lambda m: m.__name__)
+def test_dspys_own_metrics_read_the_example_and_need_a_label(metric: Any) -> None:
+    assert from_dspy(metric).needs_label is True

@@ -30,6 +30,9 @@ The reverse direction (a harness's scorer as a scorebridge one), its rules once:
   one body, an exception naming the scorer; `judge_each(scorer, ask, call,
   read)`: the explicit per-answer option, once per accepted answer until one
   is correct;
+- `reads_argument(fn, position)`: whether a harness scorer's code reads an
+  argument (an Inspect scorer's target, a DSPy metric's example): how an
+  adapter knows it needs no label where the harness does not say;
 - `verdict(scorer, ask, correct, ...)`: the harness's verdict made a Score (a
   "wrong" about a rejected output records the rejection's kind);
 - `sync_and_async(body, is_async=...)`: a Scorer's fn, async when the harness is.
@@ -109,7 +112,7 @@ from .._runner.groups import group_key, group_name, parse_group_by
 from .._runner.summary import Summaries, Summary, text_table
 from .._scorers.builtins import BUILTINS, is_builtin, rebuild
 from .._scorers.model_graded import GRADER_FAILED
-from ._reverse import Ask, ask, item_text_for, judge, judge_each, sync_and_async, verdict
+from ._reverse import Ask, ask, item_text_for, judge, judge_each, reads_argument, sync_and_async, verdict
 
 __all__ = [
     "BUILTINS",
@@ -152,6 +155,7 @@ __all__ = [
     "presort",
     "raised_score",
     "read_rows",
+    "reads_argument",
     "rebuild",
     "record",
     "recorded",
