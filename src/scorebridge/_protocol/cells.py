@@ -42,10 +42,13 @@ class CsvCell(str):
         return (str, (str(self),))
 
 
-def csv_cell(text: str, path: str, line: int, column: str) -> str:
-    """The cell as the CSV reader gives it: a `CsvCell` when it could be meant as a list, else `text` itself."""
+def csv_cell(text: str, path: str, line: int | None, column: str) -> str:
+    """The cell as a CSV reader gives it: a `CsvCell` when it could be meant as a list, else `text` itself.
+
+    `line` is the row's first line in the file; None where it is not known (Ray's CSV reader, on a worker).
+    """
     if SEPARATOR in text or text.lstrip()[:1] in ("[", "{"):
-        return CsvCell(text, f"{path}:{line}, column {column!r}")
+        return CsvCell(text, f"{path}{'' if line is None else f':{line}'}, column {column!r}")
     return text
 
 
