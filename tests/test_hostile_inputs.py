@@ -32,6 +32,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -175,6 +176,17 @@ def _adapter_entries() -> list[Entry]:
         recording = from_dspy(answer_exact_match, on_error="record")
         entries.append(Entry("from_dspy(answer_exact_match)", raising.name, _plain(raising), wraps=True))
         entries.append(Entry("from_dspy(answer_exact_match, on_error='record')", recording.name, _plain(recording)))
+    from scorebridge_rl import from_trl, from_verl
+
+    def reward(completions: list[Any], solution: list[Any], **kwargs: Any) -> list[float]:
+        return [1.0 if str(c) == str(s) else 0.0 for c, s in zip(completions, solution, strict=True)]
+
+    def compute_score(data_source: Any, solution_str: Any, ground_truth: Any, extra_info: Any = None) -> float:
+        return 1.0 if str(solution_str) == str(ground_truth) else 0.0
+
+    # the label reaches these as the harness hands it: what the function itself makes of a huge one is its own
+    for made in (from_trl(reward), from_verl(compute_score)):
+        entries.append(Entry(f"{made!r}", made.name, _plain(made), wraps=True))
     return entries
 
 
@@ -293,6 +305,13 @@ KNOWN: list[tuple[str, Any]] = [
     # the cases found by probing, in every role: each once crashed an entry point or took seconds
     *((role, value) for role in ("item", "output", "label") for value in (10**5000, Decimal("1e1000000"))),
     ("label", Decimal("1e-1000000")),
+    # a number label of any size or precision is answered at once: a million digits of precision, the float
+    # extremes, a Fraction too big for a float
+    ("label", Decimal("1." + "3" * 1_000_000)),
+    ("label", 1.7976931348623157e308),
+    ("label", 5e-324),
+    ("label", Fraction(10**5000, 3)),
+    ("label", -(10**100_000)),
     *((role, deep_list(5_000)) for role in ("item", "output", "label")),
     ("output", deep_list(100_000)),
     *((role, Hostile()) for role in ("item", "output", "label")),

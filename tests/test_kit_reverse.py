@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import scorebridge as sb
-from scorebridge.kit import Ask, ask, judge, judge_each, sync_and_async, verdict
+from scorebridge.kit import Ask, ask, judge, judge_each, reads_argument, sync_and_async, verdict
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 
@@ -252,3 +252,47 @@ def test_with_options_on_a_scorer_made_with_options_but_no_factory_names_them() 
     made = sb.Scorer("judge", lambda i, o, lab: True, {"threshold": 1.0})
     with pytest.raises(TypeError, match=r"'judge' was made with threshold=1.0 and has no factory .* threshold changed"):
         made.with_options(threshold=0.5)
+
+
+# --- reads_argument: whether a harness scorer needs a label, read from its code ------------------------------
+# from_inspect and from_dspy took every harness scorer as needing a label: a length check was never asked about
+# an unlabelled row, against the rule for scorers that need none.
+
+
+async def _reads_target(state: Any, target: Any) -> Any:
+    return target.text
+
+
+async def _ignores_target(state: Any, target: Any) -> Any:
+    return len(state.output.completion) < 10
+
+
+def _closes_over_target(state: Any, target: Any) -> Any:
+    return lambda: target
+
+
+def _reads_by_frame(state: Any, target: Any) -> Any:
+    return locals()["target"]
+
+
+def test_reads_argument_sees_a_read_argument() -> None:
+    assert reads_argument(_reads_target, 1) is True
+
+
+def test_reads_argument_sees_an_argument_never_read() -> None:
+    assert reads_argument(_ignores_target, 1) is False
+
+
+@pytest.mark.parametrize(
+    "fn", [_closes_over_target, _reads_by_frame, print, type("C", (), {"__call__": _ignores_target})()]
+)
+def test_reads_argument_says_read_when_it_cannot_tell(fn: Any) -> None:
+    assert reads_argument(fn, 1) is True
+
+
+def test_reads_argument_counts_a_bound_methods_self_out() -> None:
+    class Check:
+        def score(self, state: Any, target: Any) -> Any:
+            return state
+
+    assert reads_argument(Check().score, 1) is False and reads_argument(Check().score, 0) is True

@@ -37,6 +37,16 @@ def async_dspy_metric(judge: Judge) -> Callable[..., Any]:
     return conformance_judge
 
 
+def label_free_dspy_metric(judge: Judge) -> Callable[..., float]:
+    """A DSPy metric whose code never reads its example (a format check): from_dspy reads that it needs no label."""
+
+    def conformance_free(example: Any, pred: Any, trace: Any = None) -> float:
+        response = pred.get("answer")
+        return judge(response if isinstance(response, str) else "", [])
+
+    return conformance_free
+
+
 def run(metric: Callable[..., Any], rows: list[Row]) -> Sequence[float | None]:
     """The metric called as dspy.Evaluate calls it, metric(example, pred), on each row; None where DSPy is
     refused a number (an unscored row: the adapter's documented ScorerContractError, never a made-up 0)."""
@@ -57,6 +67,7 @@ DSPY = Adapter(
     from_harness=from_dspy,
     native=dspy_metric,
     native_async=async_dspy_metric,
+    label_free=label_free_dspy_metric,
     from_recording=functools.partial(from_dspy, on_error="record"),
 )
 

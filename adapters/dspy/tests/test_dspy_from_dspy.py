@@ -514,3 +514,40 @@ def test_a_missing_field_is_still_a_parse_failure() -> None:
     scorer = from_dspy(entities_match, output_field="entities", label_field="entities")
     score = scorer({"text": "x"}, dspy.Prediction(entities=None), ENTITIES)
     assert (score.correct, score.failure_kind) == (False, "parse_failure")
+
+
+# DSPy does not declare whether a metric needs a gold answer: from_dspy reads its code
+def test_a_metric_that_never_reads_its_example_scores_an_unlabelled_row() -> None:
+    def short(example: Any, pred: Any, trace: Any = None) -> float:
+        return float(len(pred.answer) <= 12)
+
+    scorer = from_dspy(short)
+    assert scorer.needs_label is False and scorer("q", "Paris", None).correct is True
+
+
+@pytest.mark.parametrize("metric", [answer_exact_match, answer_passage_match], ids=lambda m: m.__name__)
+def test_dspys_own_metrics_read_the_example_and_need_a_label(metric: Any) -> None:
+    assert from_dspy(metric).needs_label is True
+
+
+# DSPy's own Evaluate tests run programs that return a list (or a tuple) itself, not a Prediction, and a metric
+# comparing the example with it: DSPy scores 0.0, and from_dspy recorded a parse failure instead of calling it wrong
+@pytest.mark.parametrize(
+    ("field", "returned"),
+    [
+        ("entities", ["United States"]),
+        ("entities", [{"name": "United States", "type": "location"}]),
+        ("first_word", ("United", 6)),
+    ],
+)
+def test_a_program_returning_a_structure_is_scored_as_dspy_scores_it(field: str, returned: Any) -> None:
+    def same(example: Any, pred: Any, **kwargs: Any) -> bool:
+        return bool(example == pred)
+
+    example = dspy.Example(text="United States", **{field: returned}).with_inputs("text")
+    score = from_dspy(same)(example, returned, returned)
+    assert same(example, returned) is False and (score.correct, score.failure_kind, score.value) == (
+        False,
+        "wrong",
+        0.0,
+    )

@@ -33,6 +33,19 @@ def inspect_scorer(judge: Judge) -> Scorer:
     return judged()
 
 
+def label_free_inspect_scorer(judge: Judge) -> Scorer:
+    """An Inspect scorer whose code never reads its target (a format check): from_inspect reads that it needs none."""
+
+    @scorer(metrics=[], name="conformance_free")
+    def judged() -> Scorer:
+        async def score(state: TaskState, target: Target) -> Score:
+            return Score(value=judge(state.output.completion, []))
+
+        return score
+
+    return judged()
+
+
 def _target(label: Any) -> str | list[str]:
     if isinstance(label, str):
         return label
@@ -77,6 +90,7 @@ INSPECT = Adapter(
     from_harness=from_inspect,
     native=inspect_scorer,
     native_async=inspect_scorer,  # every Inspect scorer is async: the four ways of calling one agree
+    label_free=label_free_inspect_scorer,
     to_recording=functools.partial(to_inspect, on_error="record"),
     variants=lambda: (match(), match(), match(location="begin")),
     carries_objects=False,  # Inspect hands a scorer the completion's text

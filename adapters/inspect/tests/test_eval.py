@@ -172,7 +172,10 @@ def test_raising_scorer_is_a_sample_error_showing_the_exception_and_naming_the_s
     assert errored.id == "b?"
     assert errored.error is not None
     assert errored.error.message == "ValueError(\"cannot read 'boom'\")"  # as Inspect shows its own scorers' errors
-    assert errored.error.traceback.endswith("ValueError: cannot read 'boom'\nraised inside the scorer '_picky'\n")
+    # one line naming the scorer and the sample: the traceback once named the scorer only, 90 lines up from nothing
+    assert errored.error.traceback.endswith(
+        "ValueError: cannot read 'boom'\nraised inside the scorer '_picky' on sample 'b?'\n"
+    )
 
 
 def test_raising_scorer_fails_the_eval_by_default(make_output: Callable[..., ModelOutput]) -> None:

@@ -765,3 +765,38 @@ def test_with_options_changes_the_threshold() -> None:
 def test_with_options_refuses_other_inspect_arguments_saying_what_to_wrap() -> None:
     with pytest.raises(TypeError, match=r"wrap the scorer made with others instead: from_inspect\(match\(location="):
         from_inspect(match()).with_options(inspect_args={"location": "end"})
+
+
+# --- whether the Inspect scorer needs a label: read from its code (Inspect does not declare it) ---------------
+# from_inspect took every Inspect scorer as needing a target: a length check was never asked about an unlabelled
+# sample, though Inspect runs it on every sample.
+
+
+def test_a_scorer_that_never_reads_its_target_scores_an_unlabelled_row() -> None:
+    @scorer(metrics=[accuracy()], name="short")
+    def short() -> Scorer:
+        async def score(state: TaskState, target: Target) -> Score:
+            return Score(value="C" if len(state.output.completion) <= 12 else "I")
+
+        return score
+
+    made = from_inspect(short())
+    assert made.needs_label is False and (made("q", "Paris", None).correct, made("q", "x" * 20, None).correct) == (
+        True,
+        False,
+    )
+
+
+@pytest.mark.parametrize(
+    "made", [match(), includes(), exact(), f1(), answer("line"), pattern(r"(\w+)"), choice()], ids=repr
+)
+def test_inspects_built_ins_that_compare_with_the_target_need_a_label(made: Scorer) -> None:
+    assert from_inspect(made).needs_label is True
+
+
+def test_perplexity_reads_no_target_and_needs_no_label() -> None:
+    assert from_inspect(perplexity()).needs_label is False
+
+
+def test_needs_label_says_so_instead_of_the_code() -> None:
+    assert from_inspect(match(), needs_label=False).needs_label is False

@@ -107,6 +107,63 @@ def test_inspect_score_cli_rescores_a_log_with_a_scorebridge_scorer(
     assert result.params == _PARAMS  # -S reached the scorer
 
 
+# `inspect score -S on_error=record` was a TypeError ("takes no options"): on_error is to_inspect's, not the scorer's
+_RAISING = """
+from scorebridge import scorer
+
+
+@scorer
+def picky(item, output, label):
+    if output == "Lyon":
+        raise ValueError("cannot judge Lyon")
+    return output == label
+"""
+
+
+def test_inspect_score_cli_records_a_raising_row_wrong_with_kind_error_under_on_error_record(
+    tmp_path: Path, make_output: Callable[..., ModelOutput]
+) -> None:
+    samples = [Sample(id=k, input=k, target=target) for k, (target, _, _) in _REPLIES.items() if k != "d"]
+
+    def reply(messages: Any, *args: Any) -> ModelOutput:
+        return make_output(_REPLIES[messages[-1].text][1])
+
+    [log] = eval(
+        Task(dataset=samples, solver=generate(), scorer=match()),
+        model="mockllm/model",
+        model_args={"custom_outputs": reply},
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    (tmp_path / "picky.py").write_text(_RAISING, encoding="utf-8")
+    rescored = tmp_path / "rescored.eval"
+    inspect_cli = Path(sys.executable).parent / "inspect"
+    command = [str(inspect_cli), "score", "--scorer", "picky.py@picky", "-S", "on_error=record"]
+    command += ["--action", "overwrite", "--output-file", str(rescored), log.location]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    new = read_eval_log(str(rescored))
+    kinds = {
+        s.id: ((s.scores or {})["picky"].value, ((s.scores or {})["picky"].metadata or {}).get("failure_kind"))
+        for s in new.samples or []
+    }
+    assert kinds == {"a": ("C", None), "b": ("I", "wrong"), "c": ("I", "error")}
+    assert new.results is not None and new.results.scores[0].metrics["accuracy"].value == pytest.approx(1 / 3)
+
+
+def test_on_error_is_an_option_of_every_builtin_name_beside_its_own(make_state: Callable[..., TaskState]) -> None:
+    import asyncio
+
+    made = registry_create("scorer", "scorebridge/exact", normalise=False, on_error="record")
+    assert made.__registry_params__ == {"normalise": False, "on_error": "record"}  # type: ignore[attr-defined]
+    assert asyncio.run(made(make_state("PARIS"), Target("Paris"))).value == "I"  # type: ignore[union-attr]
+
+
+def test_on_error_must_be_raise_or_record() -> None:
+    with pytest.raises(ValueError, match="on_error must be 'raise' or 'record'"):
+        registry_create("scorer", "scorebridge/exact", on_error="ignore")
+
+
 # --- scorers of yours, defined with @scorer, found by name ------------------------------
 
 _MINE = '''\

@@ -97,3 +97,14 @@ def test_a_file_with_no_case_or_of_another_type_is_refused(tmp_path: Path, name:
 
 def test_a_missing_file_is_named(tmp_path: Path) -> None:
     assert _error(tmp_path / "gone.jsonl") == "gone.jsonl: cannot be read: No such file or directory"
+
+
+# A CSV cell is one string: `label: list[str]` read `["name", "age"]` as one key, where JSONL gave the list.
+def test_a_json_array_label_cell_scores_as_the_same_case_in_jsonl(tmp_path: Path) -> None:
+    import scorebridge as sb
+
+    every = sb.scorer(lambda item, output, label: all(f in output for f in label), name="every", label=list[str])
+    as_csv = read_cases(_write(tmp_path, "c.csv", 'output,label\nname,"[""name"", ""age""]"\n'), "c.csv")
+    as_jsonl = read_cases(_write(tmp_path, "c.jsonl", '{"output": "name", "label": ["name", "age"]}\n'), "c.jsonl")
+    verdicts = [every(None, row["output"], row["label"]).correct for _, row in (*as_csv, *as_jsonl)]
+    assert verdicts == [False, False]

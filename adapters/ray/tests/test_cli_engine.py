@@ -118,6 +118,26 @@ def test_a_csv_file_is_read_as_text_as_the_local_engine_reads_it(from_csv: tuple
     assert [json.loads(row["echo_item.metadata"])["output"] for row in written] == ["01", "a, b", "", "7"]
 
 
+@sb.scorer
+def every_field(item: Any, output: Any, label: list[str]) -> bool:
+    """Correct when the output names every field of the label."""
+    return all(field in output for field in label)
+
+
+# A CSV cell is one string: label: list[str] read ["name", "age"] as one key in Ray too, where JSONL gave the list
+def test_a_json_array_label_cell_scores_as_the_same_rows_in_jsonl(tmp_path: Path) -> None:
+    rows = [("name, age", ["name", "age"]), ("name", ["name", "age"]), ("zip", ["zip"])]
+    as_csv = tmp_path / "fields.csv"
+    as_csv.write_text(
+        "output,label\n" + "".join(f'"{o}","{json.dumps(lab).replace(chr(34), chr(34) * 2)}"\n' for o, lab in rows),
+        encoding="utf-8",
+    )
+    as_jsonl = write_jsonl(tmp_path / "fields.jsonl", [{"output": o, "label": lab} for o, lab in rows])
+    [from_csv], _ = score_with_ray(namespace(as_csv), every_field)
+    [from_jsonl], _ = score_with_ray(namespace(as_jsonl), every_field)
+    assert from_csv.accuracy == from_jsonl.accuracy == pytest.approx(2 / 3)
+
+
 def test_out_dash_writes_the_scored_rows_to_standard_output(from_csv: tuple[Path, sb.Summary, Any]) -> None:
     _, _, written = from_csv
     assert [row["echo_item.grade"] for row in written] == ["I", "C", "I", "N"]

@@ -209,3 +209,12 @@ def test_a_number_label_reaches_the_reward_as_a_number() -> None:
         return [1.0 if abs(float(c) - s) <= 1 else 0.0 for c, s in zip(completions, solution, strict=True)]
 
     assert from_trl(within_one)("2 + 2?", "5", 4).correct is True
+
+
+# TRL does not say whether a reward needs the label: one that takes the column but never reads it needs none
+def test_a_reward_that_takes_the_label_column_but_never_reads_it_scores_unlabelled_rows() -> None:
+    def short(completions: list[str], solution: list[Any], **kwargs: Any) -> list[float]:
+        return [1.0 if len(c) <= 12 else 0.0 for c in completions]
+
+    scorer = from_trl(short)
+    assert scorer.needs_label is False and scorer("q", "Paris", None).correct is True

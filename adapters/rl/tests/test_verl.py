@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import inspect
 import re
 from typing import Any
 
@@ -82,7 +83,9 @@ def test_an_async_scorer_gives_an_async_compute_score() -> None:
         return output == label
 
     compute_score = to_verl(later)
-    assert asyncio.iscoroutinefunction(compute_score.__call__)  # type: ignore[operator]
+    # verl's managers test the function itself (inspect.iscoroutinefunction), not its __call__: an object with an
+    # async __call__ was run in a thread, its coroutine never awaited, and the coroutine taken as the reward
+    assert inspect.iscoroutinefunction(compute_score)
     [result] = call_as_verl(compute_score, [{"response": "a", "ground_truth": "a"}])
     assert result["score"] == 1.0
 
@@ -111,7 +114,7 @@ def test_from_verl_calls_the_function_by_keyword_as_verl_does() -> None:
         "data_source": "openai/gsm8k",
         "solution_str": "#### 42",
         "ground_truth": "42",
-        "extra_info": {"question": "What is 6 x 7?"},
+        "extra_info": {"question": "What is 6 x 7?", "num_turns": None, "rollout_reward_scores": {}},  # verl >= 0.7.1
     }
     from_verl(compute_score)({"data_source": "lighteval/MATH", "question": "q"}, "x", "y")
     assert seen["data_source"] == "lighteval/MATH"
@@ -168,3 +171,45 @@ def test_the_batch_function_records_a_raising_scorer_by_default() -> None:
     [result] = call_as_verl_batch(to_verl(broken, batch=True), [{"response": "a", "ground_truth": "a"}])
     assert (result["score"], result["failure_kind"]) == (0.0, "error")
     assert from_verl(to_verl(broken, batch=True)) is broken
+
+
+# verl 0.7.1's reward loop adds num_turns and rollout_reward_scores to every extra_info: an extra_info of one text
+# field stops being read as that text unless the two fields, holding nothing, are left out of the item.
+def test_the_fields_verl_adds_to_extra_info_leave_the_item_as_it_was() -> None:
+    seen: list[Any] = []
+    scorer = sb.scorer(lambda item, output, label: seen.append(item) or output == label, name="sees")
+    compute_score = to_verl(scorer)
+    extra_info = {"prompt": "Capital?", "num_turns": None, "rollout_reward_scores": {}}
+    result = compute_score(data_source="d", solution_str="Paris", ground_truth="Paris", extra_info=extra_info)
+    assert result["score"] == 1.0 and seen == [{"prompt": "Capital?"}]
+
+
+def test_an_agent_loops_turns_and_tool_rewards_reach_the_scorer() -> None:
+    seen: list[Any] = []
+    scorer = sb.scorer(lambda item, output, label: seen.append(item) or True, name="sees")
+    extra_info = {"question": "q", "num_turns": 3, "rollout_reward_scores": {"tool": 0.5}}
+    to_verl(scorer)(data_source="d", solution_str="a", ground_truth="a", extra_info=extra_info)
+    assert seen == [extra_info]
+
+
+def test_a_per_sample_timeout_cancels_an_async_scorer() -> None:
+    # verl's limited manager wraps each call in asyncio.wait_for(..., reward.timeout): the scorer must be cancelled
+    cancelled: list[bool] = []
+
+    @sb.scorer
+    async def slow(item: Any, output: str, label: str) -> bool:
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            cancelled.append(True)
+            raise
+        return True
+
+    compute_score = to_verl(slow)
+
+    async def under_timeout() -> None:
+        await asyncio.wait_for(compute_score(data_source="d", solution_str="a", ground_truth="a", extra_info={}), 0.05)
+
+    with pytest.raises(asyncio.TimeoutError):
+        asyncio.run(under_timeout())
+    assert cancelled == [True]

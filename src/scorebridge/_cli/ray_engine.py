@@ -54,6 +54,7 @@ import ray.data
 from scorebridge_ray import score_dataset, summarize, summarize_groups
 from scorebridge_ray._ship import ship
 
+from .._protocol.cells import csv_cell
 from .._protocol.score import Score, UnreadableLabel
 from .._protocol.scorer import Scorer
 from .._runner.files import JSONL_SUFFIXES, PARQUET_SUFFIXES, SUFFIXES, RowError, format_of, read_rows
@@ -285,14 +286,15 @@ def _marked(score: Score, key: str, said: str) -> Score:
     return Score(score.correct, score.outcome, score.failure_kind, score.value, score.explanation, metadata)
 
 
-def _marking(shipped: bytes, what: str, record: bool) -> Scorer:
+def _marking(shipped: bytes, what: str, record: bool, csv_label: tuple[str, str] | None = None) -> Scorer:
     """In each actor: the shipped scorer, with its exceptions and unreadable grades marked in the metadata.
 
     An exception is recorded (`raised_score`); under --on-error raise it is also named in `_RAISED`, so the
     driver can name the first row that raised by its line, which Ray cannot (the rows are scored in batches
     on actors, and a failed task names neither). A grade no rule reads is named in `_GRADE`, so the driver
     says it once per scorer with the count and the first line, as the local engine does. The driver drops
-    both keys before --out is written.
+    both keys before --out is written. `csv_label` (the file and the label column of a CSV input) makes each
+    label a CSV cell, as the local engine's reader gives it, so `label: list[...]` reads a JSON array cell.
     """
     from scorebridge_ray._ship import unpack
 
@@ -306,6 +308,11 @@ def _marking(shipped: bytes, what: str, record: bool) -> Scorer:
         score = scorer._raised(exc, label)  # its needs_label decides an unlabelled row's count
         return score if record else _marked(score, _RAISED, describe(exc))
 
+    def given(label: Any) -> Any:  # a CSV input's label as the local engine's reader gives it
+        if csv_label is not None and type(label) is str:
+            return csv_cell(label, csv_label[0], None, csv_label[1])
+        return label
+
     def read(score: Score, seen: list[str]) -> Score:
         return _marked(score, _GRADE, seen[0]) if seen else score
 
@@ -313,6 +320,7 @@ def _marking(shipped: bytes, what: str, record: bool) -> Scorer:
     if scorer.is_async:
 
         async def mark_async(item: Any, output: Any, label: Any) -> Any:
+            label = given(label)
             seen: list[str] = []
             _seen.set(seen)
             try:
@@ -324,6 +332,7 @@ def _marking(shipped: bytes, what: str, record: bool) -> Scorer:
     else:
 
         def mark(item: Any, output: Any, label: Any) -> Any:
+            label = given(label)
             seen: list[str] = []
             token = _seen.set(seen)
             try:
@@ -490,7 +499,8 @@ def score_with_ray(
     scored = ds
     for name, scorer in zip(names, chosen, strict=True):
         shipped = ship(scorer, f"score_dataset({scorer.name})")
-        source = functools.partial(_marking, shipped, scorer.name, on_error == "record")
+        csv_label = (path, args.label_field) if fmt == "csv" else None
+        source = functools.partial(_marking, shipped, scorer.name, on_error == "record", csv_label)
         scored = score_dataset(
             scored,
             source,

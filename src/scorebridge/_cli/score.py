@@ -30,6 +30,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from importlib import import_module
 from typing import IO, TYPE_CHECKING, Any, Final
 
+from .._protocol.cells import ListLabelWarning
 from .._protocol.record import recorded
 from .._protocol.score import FAILURE_KINDS, Score, ScorerContractError, UnreadableLabel
 from .._protocol.scorer import Scorer
@@ -156,6 +157,9 @@ class _Grades:
 
     def _show(self, message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
         text = str(message)
+        if issubclass(category, ListLabelWarning):  # it names its row and column: one plain line
+            print(f"scorebridge score: {text}", file=sys.stderr)
+            return
         where = _SCORING.get(None)
         if where is None or not text.startswith("unrecognised grade"):
             self._previous(message, category, *args, **kwargs)

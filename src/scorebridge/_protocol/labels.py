@@ -12,7 +12,10 @@ The conversion runs before `fn` is called, in every harness (`Scorer.__call__`
 and `acall`), on a label that is not missing (a missing one reaches `fn` as
 None): so Inspect AI's text targets, a CSV cell and a JSON number all reach
 `fn(item, output, label: float)` as a float. A label that cannot be converted
-is a `ScorerContractError` naming the scorer and the value.
+is a `ScorerContractError` naming the scorer and the value. A CSV cell read
+for a `list[...]` label that holds a JSON array (`["name", "age"]`) is that
+list; one that looks like JSON or holds a comma but stays one answer is warned
+about, naming the row and the column (`cells.list_label`).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any, Final, Union
 
+from .cells import CsvCell, list_label
 from .score import UnreadableLabel
 from .values import MAX_DIGITS, a_type, is_bool, is_missing, is_number, plain_digits, shown
 
@@ -356,6 +360,8 @@ def label_reader(t: Any) -> LabelReader:
     def read(scorer: str, label: Any) -> Any:
         if type(label) is same:  # not missing (the caller's test), so a float here is no NaN
             return label
+        if many and type(label) is CsvCell:  # a CSV cell: a JSON array is the list
+            label = list_label(scorer, label)
         try:
             return convert(label) if many or isinstance(label, _CONTAINERS) else one(label)
         except _Unreadable as why:

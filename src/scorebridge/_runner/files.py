@@ -7,6 +7,8 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import IO, Any, Literal
 
+from .._protocol.cells import csv_cell
+
 __all__ = [
     "FORMATS",
     "SUFFIXES",
@@ -130,7 +132,8 @@ def _csv(path: str | os.PathLike[str], lines: Iterable[bytes]) -> Each:
         elif len(row) != len(header):
             yield start, RowError(path, start, f"{len(row)} fields, but the header has {len(header)}")
         else:
-            yield start, dict(zip(header, row, strict=True))
+            where = os.fspath(path)
+            yield start, {name: csv_cell(text, where, start, name) for name, text in zip(header, row, strict=True)}
 
 
 def _parquet(path: str | os.PathLike[str], f: IO[bytes]) -> Each:
@@ -221,7 +224,10 @@ def read_rows(path: str | os.PathLike[str], format: Format | None = None) -> Ite
 
     The format is `format`, else the file's extension: `.jsonl`/`.ndjson` (one
     JSON object per line; blank lines skipped), `.csv` (a header row, then one
-    row per record; every value a string, an empty cell "") or `.parquet` (one
+    row per record; every value a string, an empty cell ""; a cell that could
+    be meant as a list, one starting with "[" or "{" or holding a comma, a
+    `str` that knows its row and column, so a `list[...]` label reads a JSON
+    array cell as the list) or `.parquet` (one
     row per record, its values as pyarrow gives them; needs pyarrow, read in
     batches, so a large file is never held whole). The line number is the row's
     (first) line in the file, counted from 1; in a Parquet file, the row's

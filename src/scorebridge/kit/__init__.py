@@ -37,6 +37,9 @@ The reverse direction (a harness's scorer as a scorebridge one), its rules once:
   is correct;
 - `points(scorer_name, x)`: a harness's score read as points from 0 to 1 (a
   bool, a number, a grade word), a `ScorerContractError` for any other;
+- `reads_argument(fn, position)`: whether a harness scorer's code reads an
+  argument (an Inspect scorer's target, a DSPy metric's example): how an
+  adapter knows it needs no label where the harness does not say;
 - `verdict(scorer_name, ask, correct, ...)`: the harness's verdict made a Score (a
   "wrong" about a rejected output records the rejection's kind);
 - `sync_and_async(body, is_async=...)`: a Scorer's fn, async when the harness is;
@@ -141,6 +144,7 @@ from ._reverse import (
     judge,
     judge_each,
     points,
+    reads_argument,
     recording,
     sync_and_async,
     unwrap,
@@ -195,6 +199,7 @@ __all__ = [
     "presort",
     "raised_score",
     "read_rows",
+    "reads_argument",
     "rebuild",
     "record",
     "recorded",

@@ -42,6 +42,7 @@ __all__ = [
     "judge",
     "judge_each",
     "points",
+    "reads_argument",
     "recording",
     "sync_and_async",
     "unwrap",
@@ -143,6 +144,50 @@ def ask(
     if unlabelled and needs_label:
         return recorded(scorer_name, None, text, None, unlabelled=True)  # type: ignore[arg-type]  # text is str
     return Ask(text, answers, None, unlabelled, output, given)  # type: ignore[arg-type]
+
+
+_INTROSPECTION: Final = frozenset({"locals", "vars", "eval", "exec", "_getframe", "currentframe"})
+"""Names through which a function can read its arguments without naming them."""
+
+
+def reads_argument(fn: Any, position: int) -> bool:
+    """Whether the harness scorer `fn` reads its positional argument `position`, read from its code.
+
+    How a reverse adapter knows a harness scorer needs no label, where the
+    harness does not say: an Inspect scorer `score(state, target)` whose body
+    never reads `target`, a DSPy metric that never reads its example, a TRL
+    reward that never reads its label column. True (it reads it: the safe
+    answer) unless `fn` is a plain function or method (through
+    `functools.partial`) whose code provably never loads the argument: the
+    name is loaded nowhere, no nested function closes over it, and the code
+    calls nothing that reads arguments by frame (`locals()`, `vars()`,
+    `eval`, `exec`, `sys._getframe`). A callable object, a builtin, an
+    argument the partial binds, a signature with fewer positional arguments,
+    are all True.
+    """
+    import dis
+    import functools
+
+    while isinstance(fn, functools.partial):
+        if fn.args or fn.keywords:
+            return True
+        fn = fn.func
+    if hasattr(fn, "__func__") and hasattr(fn, "__self__"):  # a bound method: its self is the function's first
+        fn, position = fn.__func__, position + 1
+    code = getattr(fn, "__code__", None)
+    if code is None or not hasattr(code, "co_varnames"):
+        return True
+    if position >= code.co_argcount:
+        return True
+    name = code.co_varnames[position]
+    if name in code.co_cellvars or _INTROSPECTION & set(code.co_names):
+        return True
+    for instruction in dis.get_instructions(code):
+        if "LOAD" in instruction.opname:
+            value = instruction.argval
+            if value == name or (isinstance(value, tuple) and name in value):
+                return True
+    return False
 
 
 def item_text_for(scorer_name: str, item: Any) -> str:

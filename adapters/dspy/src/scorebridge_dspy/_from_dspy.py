@@ -71,7 +71,14 @@ def from_dspy(
     metric's to read, as the data has it.
 
     An item with no label is not scored, so the metric is not called (the
-    output's failure kind is kept: `kit.ask`). A metric
+    output's failure kind is kept: `kit.ask`), when the metric reads its
+    example: DSPy does not declare whether a metric needs a gold answer, so it
+    is read from the metric's code (`kit.reads_argument`). A metric whose code
+    never reads its first argument (a length or format check on the
+    prediction alone) needs no label and is called on every row. A structured
+    prediction (a field holding a list of entities, a mapping) reaches the
+    metric as DSPy hands it, and a score below the threshold is "wrong", not a
+    parse failure (`kit.ask(structured=True)`). A metric
     that raises is never a silent zero: with `on_error="raise"` (the default)
     the exception propagates with a note naming the metric; with
     `on_error="record"` the Score is wrong with failure kind "error", the
@@ -123,4 +130,4 @@ def from_dspy(
         "threshold": threshold,
         "on_error": on_error,
     }
-    return Scorer(name, call, options, recorded=True)
+    return Scorer(name, call, options, recorded=True, needs_label=call.needs_label)

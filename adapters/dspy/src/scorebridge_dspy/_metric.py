@@ -318,6 +318,7 @@ class MetricCall(_Shared):
     threshold: float
     record_errors: bool
     further: tuple[None, ...]  # the Nones after (example, pred) the metric requires
+    needs_label: bool = True  # the metric reads its example (`kit.reads_argument`): a row with no label is unscored
 
     @classmethod
     def of(
@@ -333,8 +334,18 @@ class MetricCall(_Shared):
     ) -> MetricCall:
         """The call of `metric`, with the arguments it requires counted once, here."""
         further = (None,) * (_required_positional(metric) - 2)
+        needs_label = kit.reads_argument(metric, 0)  # DSPy does not say; a metric that never reads its example
         return cls(
-            metric, metric_name, name, output_field, label_field, input_fields, threshold, record_errors, further
+            metric,
+            metric_name,
+            name,
+            output_field,
+            label_field,
+            input_fields,
+            threshold,
+            record_errors,
+            further,
+            needs_label,
         )
 
     def __repr__(self) -> str:
@@ -411,7 +422,7 @@ class MetricCall(_Shared):
                 pred, shown = _text_element(output), output
             outcome = None
         # the protocol's pre-sorting, and no label: the metric not asked; the label is the metric's to read
-        asked = ask(self.name, shown, label, read_label=False, structured=True)
+        asked = ask(self.name, shown, label, needs_label=self.needs_label, read_label=False, structured=True)
         if type(asked) is not Ask:
             return asked  # type: ignore[return-value]  # a Score
         if not isinstance(pred, Example):

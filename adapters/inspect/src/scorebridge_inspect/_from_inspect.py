@@ -35,6 +35,7 @@ from scorebridge.kit import (
     is_number,
     item_text,
     judge,
+    reads_argument,
     verdict,
 )
 
@@ -243,21 +244,25 @@ class InspectCall:
     `threshold` the value at or above which a numeric value is correct. Frozen.
     """
 
-    __slots__ = ("inspect_scorer", "model", "model_name", "name", "threshold")
+    __slots__ = ("inspect_scorer", "model", "model_name", "name", "needs_label", "threshold")
 
     inspect_scorer: Scorer
     model: Model | None
     model_name: ModelName
     name: str
     threshold: float
+    needs_label: bool
 
-    def __init__(self, inspect_scorer: Scorer, name: str, model: Model | None, threshold: float) -> None:
+    def __init__(
+        self, inspect_scorer: Scorer, name: str, model: Model | None, threshold: float, needs_label: bool = True
+    ) -> None:
         _set = object.__setattr__
         _set(self, "inspect_scorer", inspect_scorer)
         _set(self, "name", name)
         _set(self, "model", model)
         _set(self, "model_name", ModelName(model if model is not None else _NO_MODEL))
         _set(self, "threshold", threshold)
+        _set(self, "needs_label", needs_label)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"an Inspect scorer call is immutable; cannot set {name!r}")
@@ -269,7 +274,8 @@ class InspectCall:
         """Score one output: the Inspect scorer on Inspect's own state (`native_call`) or on one built here."""
         name = self.name
         given = output.completion if isinstance(output, ModelOutput) else output
-        asked = ask(name, given, label)  # a reported failure, or no label: recorded, the Inspect scorer not asked
+        # a reported failure, or no label for a scorer that reads its target: recorded, the Inspect scorer not asked
+        asked = ask(name, given, label, needs_label=self.needs_label)
         if type(asked) is not Ask:
             return asked  # type: ignore[return-value]  # a Score
         try:
@@ -302,6 +308,7 @@ def from_inspect(
     model: str | Model | None = None,
     name: str | None = None,
     threshold: float = 1.0,
+    needs_label: bool | None = None,
 ) -> sb.Scorer:
     """Any Inspect AI scorer (`match()`, `includes()`, `model_graded_qa()`, your own) as a scorebridge Scorer.
 
@@ -338,7 +345,12 @@ def from_inspect(
     - Target: the label's accepted answers as text (a list for several,
       numbers in plain digits, blanks dropped). An item with no label is
       unscored (its output's failure kind kept) without calling the Inspect
-      scorer (`kit.ask`).
+      scorer (`kit.ask`), when the scorer reads its target: Inspect does not
+      declare whether a scorer needs one, so it is read from the score
+      function's code (`kit.reads_argument`; every built-in reads it). A
+      scorer whose code never reads `target` (a length check, a safety
+      judge) needs no label and is asked about every row, the Target then
+      empty; `needs_label=` says so instead.
 
     An item, output or label that cannot be read (a hostile object, nesting
     too deep, an id of the wrong type) is a `ScorerContractError` naming the
@@ -422,11 +434,21 @@ def from_inspect(
     args = scorer_params(inspect_scorer) if registered is not None else {}
     if args:  # the Inspect scorer's own arguments, as Inspect's registry (and its log) keeps them
         options[INSPECT_ARGS] = args
-    call = InspectCall(inspect_scorer, name, model, number)
-    factory = functools.partial(_made_again, inspect_scorer, name, model, options)
+    if needs_label is None:
+        needs_label = reads_argument(inspect_scorer, 1)  # score(state, target): does it read the target?
+    elif not isinstance(needs_label, bool):
+        raise TypeError(f"from_inspect({name}): needs_label must be True, False or None; got {needs_label!r:.80}")
+    call = InspectCall(inspect_scorer, name, model, number, needs_label)
+    factory = functools.partial(_made_again, inspect_scorer, name, model, options, needs_label)
     # its Scores are recorded (`_read_score`); its label is read as the built-ins read one, for the Target
     return sb.Scorer(
-        name, call, options, factory=factory, recorded=True, check_label=functools.partial(accepted_answers, name)
+        name,
+        call,
+        options,
+        factory=factory,
+        recorded=True,
+        check_label=functools.partial(accepted_answers, name),
+        needs_label=needs_label,
     )
 
 
@@ -435,7 +457,12 @@ INSPECT_ARGS: Final = "inspect_args"
 
 
 def _made_again(
-    inspect_scorer: Scorer, name: str, model: Model | None, options: Mapping[str, Any], **chosen: Any
+    inspect_scorer: Scorer,
+    name: str,
+    model: Model | None,
+    options: Mapping[str, Any],
+    needs_label: bool,
+    **chosen: Any,
 ) -> sb.Scorer:
     """The factory of a `from_inspect` scorer (`with_options`): the same Inspect scorer, another threshold or model."""
     unknown = sorted(chosen.keys() - {"threshold", "model", INSPECT_ARGS})
@@ -451,4 +478,5 @@ def _made_again(
         )
     if "model" in chosen and chosen["model"] != options.get("model"):
         model = chosen["model"]
-    return from_inspect(inspect_scorer, model=model, name=name, threshold=chosen.get("threshold", options["threshold"]))
+    threshold = chosen.get("threshold", options["threshold"])
+    return from_inspect(inspect_scorer, model=model, name=name, threshold=threshold, needs_label=needs_label)

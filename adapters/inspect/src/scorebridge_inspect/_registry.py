@@ -22,6 +22,13 @@ entry point then), and when it looks up a name that starts with
   imported. `-S` options are the scorer's options (the keyword-only
   parameters of its function), made with `Scorer.with_options`.
 
+Every name also takes `-S on_error=record` (or `raise`, the default): not an
+option of the scorer but `to_inspect`'s, so a row whose scoring raises is
+recorded wrong with failure kind "error" and the rescore goes on (the log
+records it among the scorer's arguments, so `inspect score LOG` rebuilds it
+alike). Under "raise" the exception's last line names the scorer and the
+sample ("raised inside the scorer 'boom' on sample 's2'").
+
 Each name is registered as a factory that makes the scorebridge scorer with
 the options it is given and hands it to `to_inspect`, so the Inspect scorer
 is exactly the one `to_inspect` gives, and the log records its options.
@@ -34,6 +41,7 @@ imported by path, no package, hence the bare name).
 # No `from __future__ import annotations`: Inspect reads a registered factory's return annotation with
 # `get_annotations(eval_str=True)`, in the globals of the function it wraps (a built-in factory's module).
 import functools
+import inspect
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -50,6 +58,9 @@ __all__: list[str] = []
 
 _log = logging.getLogger(__name__)
 
+ON_ERROR = "on_error"
+"""The `-S` option every registered name takes beside the scorer's own: `to_inspect`'s `on_error`."""
+
 
 def _register(name: str, make: Callable[..., sb.Scorer], module: str, like: Callable[..., Any] | None) -> None:
     """Register `name` in Inspect's registry as a factory of `to_inspect(make(**options))`.
@@ -59,7 +70,8 @@ def _register(name: str, make: Callable[..., sb.Scorer], module: str, like: Call
     """
 
     def factory(*args: Any, **options: Any) -> Scorer:
-        made = to_inspect(make(*args, **options), name=name)
+        on_error = options.pop(ON_ERROR, "raise")  # to_inspect's, not the scorer's: `-S on_error=record`
+        made = to_inspect(make(*args, **options), name=name, on_error=on_error)
         # to_inspect registered a factory of its own under this name, for the scorer it was given: the
         # registry keeps the last one, so put back this one, which makes the scorer for any options
         _register(name, make, module, like)
@@ -67,6 +79,10 @@ def _register(name: str, make: Callable[..., sb.Scorer], module: str, like: Call
 
     if like is not None:
         functools.update_wrapper(factory, like, assigned=("__name__", "__qualname__", "__doc__"), updated=())
+        # Inspect binds `-S` options against this signature: the built-in's own, and on_error
+        own = inspect.signature(like)
+        extra = inspect.Parameter(ON_ERROR, inspect.Parameter.KEYWORD_ONLY, default="raise")
+        factory.__signature__ = own.replace(parameters=[*own.parameters.values(), extra])  # type: ignore[attr-defined]
     else:
         factory.__name__ = factory.__qualname__ = name
         factory.__doc__ = getattr(make, "__doc__", None)

@@ -13,7 +13,7 @@ from inspect_ai.scorer import scorer as inspect_scorer
 from inspect_ai.solver import TaskState
 
 import scorebridge as sb
-from scorebridge.kit import is_builtin, naming_row, note_scorer, raised_score, recorded
+from scorebridge.kit import add_note, is_builtin, naming_row, raised_score, recorded
 
 from ._compat import Metrics
 from ._from_inspect import InspectCall
@@ -67,6 +67,19 @@ def _label(target: Target) -> str | list[str] | None:
     if len(answers) == 1:
         return answers[0]
     return answers or None
+
+
+def _note_sample(exc: BaseException, name: str, sample_id: Any) -> None:
+    """Name the scorer and the sample in one note on `exc`: the last line of the traceback Inspect prints.
+
+    The scorer's own note ("raised inside the scorer 'x'", the core's) becomes this one, not a second line.
+    """
+    plain = f"raised inside the scorer {name!r}"
+    notes = getattr(exc, "__notes__", None)
+    if isinstance(notes, list) and plain in notes:
+        notes[notes.index(plain)] = f"{plain} on sample {sample_id!r}"
+    else:
+        add_note(exc, f"{plain} on sample {sample_id!r}")
 
 
 def score_fn(
@@ -130,7 +143,7 @@ def score_fn(
             result = raised_score(scorer.name, exc, label, needs_label=scorer.needs_label)
         except Exception as exc:
             if on_error == "raise":
-                note_scorer(exc, scorer.name)
+                _note_sample(exc, scorer.name, state.sample_id)
                 raise  # as the scorer raised it, so `pytest.raises(ValueError)` and Inspect's log show it
             result = raised_score(scorer.name, exc, label, needs_label=scorer.needs_label)
         if (
@@ -220,8 +233,9 @@ def to_inspect(
     Other kinds (refusal, not_in_document, error) are kept: they say more.
 
     on_error: an exception inside the scorer (or inside `item`/`output`)
-    propagates unchanged with "raise" (the default), with a note naming the
-    scorer (so `pytest.raises(ValueError)` catches a ValueError); Inspect
+    propagates unchanged with "raise" (the default), with a one-line note
+    naming the scorer and the sample ("raised inside the scorer 'boom' on
+    sample 's2'"; so `pytest.raises(ValueError)` catches a ValueError); Inspect
     records it as the sample's error (and, with its default `fail_on_error`,
     fails the eval). With "record", the sample gets a wrong Score with failure
     kind "error" (reason "scoring_failed", explanation naming the exception),

@@ -18,6 +18,7 @@ from scorebridge.kit import (
     item_text_for,
     judge,
     judge_each,
+    reads_argument,
     sync_and_async,
     verdict,
 )
@@ -41,11 +42,11 @@ def callable_name(fn: Any) -> str:
     return name if isinstance(name, str) and name.strip() else type(fn).__name__
 
 
-def _parameters(fn: Any) -> set[str]:
+def _parameters(fn: Any) -> list[str]:
     try:
-        return set(inspect.signature(fn).parameters)
+        return list(inspect.signature(fn).parameters)
     except (TypeError, ValueError):  # a builtin or an object with no signature
-        return set()
+        return []
 
 
 class _Logs:
@@ -192,8 +193,9 @@ def from_trl(
     every harness's `on_error` record it).
 
     The function needs a label when it has a parameter named `label` (TRL's
-    `accuracy_reward(completions, solution, ...)`); then a row with no label
-    is unscored without calling it. One that reads none (`think_format_reward`)
+    `accuracy_reward(completions, solution, ...)`) that its code reads
+    (`kit.reads_argument`); then a row with no label is unscored without
+    calling it. One that reads none (`think_format_reward`)
     scores every row; `needs_label` says so instead. An output that reports
     its own failure (a `failure_kind` element, `ok` False) is recorded so
     without calling the function.
@@ -224,8 +226,9 @@ def from_trl(
         shape = "chat" if module == "trl" or module.startswith("trl.") else "text"
     elif shape not in ("text", "chat"):
         raise ValueError(f"{where}: shape must be 'text' or 'chat'; got {shape!r:.80}")
-    if needs_label is None:
-        needs_label = label in _parameters(reward_func)
+    if needs_label is None:  # TRL does not say: a reward needs the label when it takes the column and reads it
+        parameters = _parameters(reward_func)
+        needs_label = label in parameters and reads_argument(reward_func, parameters.index(label))
     elif not isinstance(needs_label, bool):
         raise TypeError(f"{where}: needs_label must be True, False or None; got {needs_label!r:.80}")
     if not isinstance(each_answer, bool):

@@ -48,12 +48,30 @@ def _score_dict(score: Score) -> dict[str, Any]:
     }
 
 
+_VERL_FIELDS: Final = ("num_turns", "rollout_reward_scores")
+"""The fields verl's reward loop (0.7.1 and later) adds to every `extra_info`: the turns an agent loop took
+and its tools' rewards; None and {} when the rollout had none."""
+
+
+def _item(extra_info: Any) -> Any:
+    """The scorer's item: `extra_info` as verl hands it, less the fields verl added that hold nothing (so an
+    extra_info of one text field still reads as that text); an agent loop's turns and rewards are kept."""
+    if not isinstance(extra_info, Mapping) or not any(k in extra_info for k in _VERL_FIELDS):
+        return extra_info
+    kept = {k: v for k, v in extra_info.items() if not (k in _VERL_FIELDS and _nothing(v))}
+    return kept if len(kept) != len(extra_info) else extra_info
+
+
+def _nothing(value: Any) -> bool:
+    return value is None or (isinstance(value, Mapping) and not value)
+
+
 class VerlReward:
     """The `compute_score` function `to_verl` gives:
     `compute_score(data_source, solution_str, ground_truth, extra_info=None, **kwargs) -> dict`.
 
     verl's reward managers call it one response at a time, by keyword.
-    `scorer` is the scorebridge scorer it runs.
+    `scorer` is the scorer it runs.
     """
 
     def __init__(self, scorer: Scorer, on_error: OnError) -> None:
@@ -72,18 +90,14 @@ class VerlReward:
         **kwargs: Any,
     ) -> dict[str, Any]:
         try:
-            score = self.scorer(extra_info, solution_str, ground_truth)
+            score = self.scorer(_item(extra_info), solution_str, ground_truth)
         except Exception as exc:
             if self.on_error == "raise":
                 raise
             score = raised_score(self.scorer.name, exc, ground_truth, needs_label=self.scorer.needs_label)
         return _score_dict(score)
 
-
-class AsyncVerlReward(VerlReward):
-    """The `compute_score` of an async scorer: verl's async reward loop awaits it."""
-
-    async def __call__(  # type: ignore[override]
+    async def compute_score(
         self,
         data_source: Any = None,
         solution_str: Any = None,
@@ -91,8 +105,11 @@ class AsyncVerlReward(VerlReward):
         extra_info: Any = None,
         **kwargs: Any,
     ) -> dict[str, Any]:
+        """The same, awaited: what `to_verl` gives for an async scorer. A bound coroutine method, so verl's
+        managers (`inspect.iscoroutinefunction`) await it in their event loop rather than run it in a thread;
+        a cancellation (the rate-limited manager's per-sample `reward.timeout`) reaches the scorer."""
         try:
-            score = await self.scorer.acall(extra_info, solution_str, ground_truth)
+            score = await self.scorer.acall(_item(extra_info), solution_str, ground_truth)
         except Exception as exc:
             if self.on_error == "raise":
                 raise
@@ -129,7 +146,7 @@ class VerlBatchReward(VerlReward):
                 f"to_verl({self.scorer.name}, batch=True): called without solution_strs and ground_truths, "
                 "as verl's batch reward manager calls it; to_verl(scorer) is the one-response function"
             )
-        items = list(extra_infos) if extra_infos is not None else None
+        items = [_item(e) for e in extra_infos] if extra_infos is not None else None
         with grader_deadline(self.deadline):
             scores = self.scorer.score_many(
                 items, solution_strs, ground_truths, concurrency=self.concurrency, on_error=self.on_error
@@ -148,11 +165,15 @@ def to_verl(
 ) -> Callable[..., Any]:
     """A `compute_score` function for verl's `custom_reward_function` that scores each response with `scorer`.
 
-    verl calls `compute_score(data_source=, solution_str=, ground_truth=,
-    extra_info=)` for each response: the scorer gets the response text as
-    the output, `ground_truth` as the label and `extra_info` as the item (verl's
-    data preparation puts the question there: `item_text` reads its
-    "question"). It returns a dict, whose keys verl logs beside the reward:
+    verl's reward loop (0.7.1 and later; its `naive` reward manager, the
+    default, and `dapo`, `rate_limited`) calls `compute_score(data_source=,
+    solution_str=, ground_truth=, extra_info=)` for each response: the scorer
+    gets the response text as the output, `ground_truth` as the label and
+    `extra_info` as the item (verl's data preparation puts the question there:
+    `item_text` reads its "question"), with the `num_turns` and
+    `rollout_reward_scores` verl adds to it (dropped when they hold nothing:
+    None and {}, a rollout without an agent loop). It returns a dict, whose
+    keys verl logs beside the reward:
 
     - "score": the Score's value (0.0 when unscored: verl has no way to leave a
       response out);
@@ -163,13 +184,17 @@ def to_verl(
     With `on_error="record"` (the default) a scorer that raises gives score
     0.0, failure kind "error", and the run goes on (verl would call a raising
     function a second time, then stop). With "raise" it propagates. An async
-    scorer gives an async function (verl's async reward loop awaits it).
+    scorer gives a coroutine function (`inspect.iscoroutinefunction` is True,
+    so verl's managers await it in their event loop, not in a thread), which a
+    per-sample timeout (the `rate_limited` manager's `reward.timeout`) cancels.
     Nothing of verl is imported. `from_verl(to_verl(s))` is `s`. Save it in a
     file of yours as `compute_score = to_verl(scorer)` and point
     `custom_reward_function.path` at that file.
 
-    With `batch=True` the function takes verl's batch reward manager's
-    convention instead (`reward_manager: batch`): `compute_score(data_sources=,
+    With `batch=True` the function takes the convention of the batch reward
+    manager of verl below 0.7.1 instead (`reward_model.reward_manager: batch`;
+    verl 0.7.1 deprecated it and its reward loop never calls it this way):
+    `compute_score(data_sources=,
     solution_strs=, ground_truths=, extra_infos=)`, one dict per response, the
     batch scored with `Scorer.score_many`, `concurrency` at a time (a
     model-graded scorer asks its grader about the responses side by side,
@@ -201,7 +226,8 @@ def to_verl(
     seconds = check_deadline(f"to_verl({scorer.name})", deadline)
     if batch:
         return VerlBatchReward(scorer, on_error, concurrency, seconds)
-    return (AsyncVerlReward if scorer.is_async else VerlReward)(scorer, on_error)
+    reward = VerlReward(scorer, on_error)
+    return reward.compute_score if scorer.is_async else reward
 
 
 class VerlCall:
@@ -223,6 +249,8 @@ class VerlCall:
         else:
             question = item_text_for(self.name, item)
             extra_info = {"question": question} if question else {}
+        extra_info.setdefault("num_turns", None)  # as verl's reward loop adds them: no agent loop here
+        extra_info.setdefault("rollout_reward_scores", {})
         return {
             "data_source": data_source,
             "solution_str": text,
@@ -279,6 +307,14 @@ class VerlCall:
         return judged
 
 
+def _made_by_to_verl(fn: Any) -> VerlReward | None:
+    """The `VerlReward` behind a function `to_verl` gave (itself, or the object of its `compute_score`)."""
+    if isinstance(fn, VerlReward):
+        return fn
+    owner = getattr(fn, "__self__", None)
+    return owner if isinstance(owner, VerlReward) else None
+
+
 def made_by_from_verl(scorer: Scorer) -> VerlCall | None:
     """The `VerlCall` a scorer made by `from_verl` runs, or None for any other scorer."""
     body = getattr(scorer.fn, "body", None)
@@ -315,8 +351,9 @@ def from_verl(
     """
     if not callable(compute_score):
         raise TypeError(f"from_verl: compute_score must be callable; got {type(compute_score).__name__}")
-    if isinstance(compute_score, VerlReward) and name in (None, compute_score.scorer.name):
-        return compute_score.scorer  # a round trip is the identity
+    made = _made_by_to_verl(compute_score)
+    if made is not None and name in (None, made.scorer.name):
+        return made.scorer  # a round trip is the identity
     inner = compute_score
     while isinstance(inner, functools.partial):
         inner = inner.func
