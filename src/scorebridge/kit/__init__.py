@@ -29,7 +29,11 @@ The reverse direction (a harness's scorer as a scorebridge one), its rules once:
   accepted answer, an exception naming the scorer;
 - `verdict(scorer, ask, correct, ...)`: the harness's verdict made a Score (a
   "wrong" about a rejected output records the rejection's kind);
-- `sync_and_async(body, is_async=...)`: a Scorer's fn, async when the harness is.
+- `sync_and_async(body, is_async=...)`: a Scorer's fn, async when the harness is;
+- `scale(scorer, score_range, threshold)`: a `Scale`, the harness's range of
+  points: `.read(scorer, points)` maps them onto 0-1 and decides correctness on
+  the harness's own scale; points outside 0-1 with no declared range are a
+  `ScorerContractError` naming the scorer.
 
 Making Scores:
 
@@ -107,6 +111,7 @@ from .._runner.summary import Summaries, Summary, text_table
 from .._scorers.builtins import BUILTINS, is_builtin, rebuild
 from .._scorers.model_graded import GRADER_FAILED
 from ._reverse import Ask, ask, item_text_for, judge, judge_each, sync_and_async, verdict
+from ._scale import Scale, scale
 
 __all__ = [
     "BUILTINS",
@@ -116,6 +121,7 @@ __all__ = [
     "NativeCalls",
     "Rejected",
     "RowError",
+    "Scale",
     "Scorer",
     "ScorerContractError",
     "Summaries",
@@ -153,6 +159,7 @@ __all__ = [
     "record",
     "recorded",
     "run_sync",
+    "scale",
     "sync_and_async",
     "text_table",
     "unlabelled",
