@@ -55,7 +55,56 @@ def test_ask_leaves_an_unlabelled_answer_unscored() -> None:
 
 
 def test_ask_hands_a_label_free_scorer_an_unlabelled_row() -> None:
-    assert ask("s", "Paris", None, needs_label=False) == Ask("Paris", (), None, True)
+    assert ask("s", "Paris", None, needs_label=False) == Ask("Paris", (), None, True, "Paris", None)
+
+
+# The one label rule of every reverse adapter: from_trl and from_mlflow once asked the harness scorer once per
+# element of a list label, so a reward needing all of a list said correct where TRL said 0.0.
+def test_ask_hands_the_harness_a_list_label_whole() -> None:
+    label = ["name", "age"]
+    asked = ask("s", "name, age", label)
+    assert isinstance(asked, Ask) and asked.label is label and asked.answers == ("name", "age")
+
+
+def test_ask_hands_the_harness_a_number_label_as_a_number() -> None:
+    asked = ask("s", "42", 42, read_label=False)
+    assert isinstance(asked, Ask) and asked.label == 42 and type(asked.label) is int
+
+
+@pytest.mark.parametrize("label", [None, float("nan"), "  ", [], ["", None]])
+def test_ask_hands_a_label_free_harness_none_for_every_form_of_no_label(label: Any) -> None:
+    asked = ask("s", "Paris", label, needs_label=False)
+    assert isinstance(asked, Ask) and asked.label is None and asked.unlabelled
+
+
+def test_ask_carries_the_output_as_given_beside_its_text() -> None:
+    output = {"answer": "Paris", "sources": ["atlas"]}
+    asked = ask("s", output, "Paris")
+    assert isinstance(asked, Ask) and asked.output is output and asked.text == "Paris"
+
+
+# from_dspy recorded a DSPy metric's 0.0 on a prediction whose field is a list (DSPy's own entity-extraction
+# tests) as a parse failure, "the output is a list, not text": a structured output is an answer as it is.
+def test_ask_structured_hands_a_list_output_over_as_an_answer() -> None:
+    entities = [{"name": "United States", "type": "location"}]
+    asked = ask("s", entities, entities, read_label=False, structured=True)
+    assert isinstance(asked, Ask) and asked.output is entities and asked.rejected is None and asked.text == ""
+    assert _fields(verdict("s", asked, False)) == (False, None, "wrong", 0.0)
+
+
+def test_ask_of_text_still_rejects_a_list_output_as_a_parse_failure() -> None:
+    asked = ask("s", ["Paris"], "Paris")
+    assert isinstance(asked, Ask) and asked.rejected is not None and asked.rejected.failure_kind == "parse_failure"
+
+
+def test_ask_structured_still_rejects_a_missing_output() -> None:
+    asked = ask("s", None, "Paris", structured=True)
+    assert isinstance(asked, Ask) and asked.rejected is not None and asked.rejected.failure_kind == "parse_failure"
+
+
+def test_ask_structured_leaves_an_unlabelled_structured_output_unscored_unasked() -> None:
+    score = ask("s", ["Paris"], None, structured=True)
+    assert isinstance(score, sb.Score) and _fields(score) == (None, None, None, None)
 
 
 def test_ask_hands_the_harness_the_sentinel_with_its_rejection() -> None:

@@ -54,6 +54,7 @@ RUBRIC = Adapter(
     native=native,
     native_async=native_async,
     variants=lambda: (rubric.StartsWith(), rubric.StartsWith(), rubric.StartsWith(ignore_case=False)),
+    one_reference=True,  # a rubric check takes one reference: asked once per accepted answer
 )
 
 

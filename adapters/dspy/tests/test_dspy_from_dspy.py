@@ -474,3 +474,43 @@ def test_a_recorded_error_cuts_a_huge_exception_message() -> None:
     explanation = from_dspy(verbose, on_error="record")("q", "a", "a").explanation
     assert explanation is not None and len(explanation) < 600
     assert explanation.endswith("... (cut; 10000012 characters in all)")
+
+
+# --- structured predictions: DSPy's own entity-extraction tests score a prediction whose field is a list ----------
+# from_dspy recorded such a metric's 0.0 as a parse failure ("the output is a list, not text"): the 12 calls of
+# DSPy's own tests that disagreed. A structured output reaches the metric as DSPy hands it, and a wrong is wrong.
+
+ENTITIES = [{"name": "United States", "type": "location"}]
+
+
+def entities_match(example: Any, pred: Any, trace: Any = None) -> float:
+    """A metric of one's own over a list field, as DSPy's tests write them: the entities as extracted."""
+    return float(pred.entities == example.entities)
+
+
+def test_a_list_field_reaches_the_metric_whole_and_a_match_is_correct() -> None:
+    scorer = from_dspy(entities_match, output_field="entities", label_field="entities")
+    score = scorer({"text": "Born in the United States"}, dspy.Prediction(entities=ENTITIES), ENTITIES)
+    assert (score.correct, score.value) == (True, 1.0)
+
+
+def test_a_wrong_list_field_is_wrong_as_dspy_says_not_a_parse_failure() -> None:
+    example = dspy.Example(text="Born in the United States", entities=ENTITIES).with_inputs("text")
+    pred = dspy.Prediction(entities=[{"name": "Paris", "type": "location"}])
+    native = entities_match(example, pred)
+    score = from_dspy(entities_match, output_field="entities", label_field="entities")(example, pred, ENTITIES)
+    assert native == 0.0 and (score.correct, score.failure_kind, score.value) == (False, "wrong", 0.0)
+
+
+def test_an_empty_list_field_is_an_answer_the_metric_judges() -> None:
+    def no_entities(example: Any, pred: Any, trace: Any = None) -> float:
+        return float(pred.entities == [])
+
+    scorer = from_dspy(no_entities, output_field="entities", label_field="entities")
+    assert scorer({"text": "Nothing here"}, dspy.Prediction(entities=[]), "none expected").correct is True
+
+
+def test_a_missing_field_is_still_a_parse_failure() -> None:
+    scorer = from_dspy(entities_match, output_field="entities", label_field="entities")
+    score = scorer({"text": "x"}, dspy.Prediction(entities=None), ENTITIES)
+    assert (score.correct, score.failure_kind) == (False, "parse_failure")

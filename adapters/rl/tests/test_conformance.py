@@ -22,9 +22,14 @@ from scorebridge.kit.testing import Adapter, Check, Judge, Row, checks
 from scorebridge_rl import from_trl, from_verl, to_trl, to_verl
 
 
+def references(label: Any) -> list[Any]:
+    """The references a TRL reward or a verl compute_score reads from its label column: a list is the list."""
+    return [] if label is None else list(label) if isinstance(label, (list, tuple)) else [label]
+
+
 def trl_reward_of(judge: Judge) -> Callable[..., list[float]]:
     def judged(prompts: list[Any], completions: list[str], solution: list[Any], **kwargs: Any) -> list[float]:
-        return [judge(c, [] if s is None else [s]) for c, s in zip(completions, solution, strict=True)]
+        return [judge(c, references(s)) for c, s in zip(completions, solution, strict=True)]
 
     return judged
 
@@ -32,7 +37,7 @@ def trl_reward_of(judge: Judge) -> Callable[..., list[float]]:
 def async_trl_reward_of(judge: Judge) -> Callable[..., Any]:
     async def judged(prompts: list[Any], completions: list[str], solution: list[Any], **kwargs: Any) -> list[float]:
         await asyncio.sleep(0)
-        return [judge(c, [] if s is None else [s]) for c, s in zip(completions, solution, strict=True)]
+        return [judge(c, references(s)) for c, s in zip(completions, solution, strict=True)]
 
     return judged
 
@@ -55,7 +60,7 @@ def run_trl(reward: Callable[..., Any], rows: list[Row]) -> Sequence[float | Non
 
 def verl_score_of(judge: Judge) -> Callable[..., float]:
     def compute_score(data_source: Any, solution_str: str, ground_truth: Any, extra_info: Any = None) -> float:
-        return judge(solution_str, [] if ground_truth is None else [ground_truth])
+        return judge(solution_str, references(ground_truth))
 
     return compute_score
 
@@ -63,7 +68,7 @@ def verl_score_of(judge: Judge) -> Callable[..., float]:
 def async_verl_score_of(judge: Judge) -> Callable[..., Any]:
     async def compute_score(data_source: Any, solution_str: str, ground_truth: Any, extra_info: Any = None) -> float:
         await asyncio.sleep(0)
-        return judge(solution_str, [] if ground_truth is None else [ground_truth])
+        return judge(solution_str, references(ground_truth))
 
     return compute_score
 

@@ -161,3 +161,51 @@ def test_the_scorer_is_named_as_trl_names_the_function() -> None:
     assert from_trl(starts_right).name == "starts_right"
     assert from_trl(functools.partial(starts_right)).name == "starts_right"
     assert from_trl(starts_right, name="mine").name == "mine"
+
+
+# from_trl once called the reward once per element of a list label, first correct wins: a reward needing all of a
+# list gave [0.0] in TRL and correct=True through from_trl. The label reaches it as TRL hands a dataset column.
+def needs_every_field(completions: list[str], solution: list[Any], **kwargs: Any) -> list[float]:
+    """A reward of one's own over a list label: the completion names every field of the solution."""
+    return [1.0 if all(f in c for f in s) else 0.0 for c, s in zip(completions, solution, strict=True)]
+
+
+def test_a_list_label_reaches_the_reward_whole_with_its_native_verdict() -> None:
+    native = needs_every_field(["name"], [["name", "age"]])
+    score = from_trl(needs_every_field)("Which fields?", "name", ["name", "age"])
+    assert native == [0.0] and (score.correct, score.value) == (False, 0.0)
+
+
+def test_a_list_label_that_the_completion_covers_is_correct() -> None:
+    assert from_trl(needs_every_field)("Which fields?", "name, age", ["name", "age"]).correct is True
+
+
+def test_each_answer_asks_the_reward_once_per_accepted_answer_until_one_is_correct() -> None:
+    seen: list[Any] = []
+
+    def equals(completions: list[str], solution: list[Any], **kwargs: Any) -> list[float]:
+        seen.extend(solution)
+        return [1.0 if c == s else 0.0 for c, s in zip(completions, solution, strict=True)]
+
+    score = from_trl(equals, each_answer=True)("Capital of Italy?", "Rome", ["Paris", "Rome", "Lyon"])
+    assert score.correct is True and seen == ["Paris", "Rome"]
+
+
+def test_each_answer_is_in_the_options_only_when_given() -> None:
+    assert "each_answer" not in from_trl(needs_every_field).options
+    assert from_trl(needs_every_field, each_answer=True).options["each_answer"] is True
+
+
+def test_a_structured_label_reaches_the_reward_as_trl_hands_it() -> None:
+    def passes_tests(completions: list[str], tests: list[dict[str, str]], **kwargs: Any) -> list[float]:
+        return [1.0 if all(v in c for v in t.values()) else 0.0 for c, t in zip(completions, tests, strict=True)]
+
+    score = from_trl(passes_tests, label="tests")("Write f returning 1", "def f(): return 1", {"returns": "return 1"})
+    assert score.correct is True
+
+
+def test_a_number_label_reaches_the_reward_as_a_number() -> None:
+    def within_one(completions: list[str], solution: list[Any], **kwargs: Any) -> list[float]:
+        return [1.0 if abs(float(c) - s) <= 1 else 0.0 for c, s in zip(completions, solution, strict=True)]
+
+    assert from_trl(within_one)("2 + 2?", "5", 4).correct is True

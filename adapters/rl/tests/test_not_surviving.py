@@ -41,18 +41,6 @@ def test_a_reward_that_reads_token_ids_cannot_be_scored_outside_a_trainer() -> N
     assert "raised inside the scorer 'overlong'" in raised.value.__notes__
 
 
-def test_a_structured_label_is_refused_and_a_row_item_carries_it() -> None:
-    def passes_tests(completions: list[str], tests: list[dict[str, str]], **kwargs: Any) -> list[float]:
-        return [1.0 if all(v in c for v in t.values()) else 0.0 for c, t in zip(completions, tests, strict=True)]
-
-    as_label = from_trl(passes_tests, label="tests")
-    with pytest.raises(sb.ScorerContractError, match="passes_tests: a label must be"):
-        as_label("q", "def f(): return 1", {"returns": "return 1"})
-    in_the_row = from_trl(passes_tests, needs_label=False)
-    row = {"prompt": "Write f returning 1", "tests": {"returns": "return 1"}}
-    assert in_the_row(row, "def f(): return 1", None).correct is True
-
-
 def test_a_nan_reward_is_unscored() -> None:
     def nan(completions: list[str], **kwargs: Any) -> list[float]:
         return [math.nan]

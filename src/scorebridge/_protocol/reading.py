@@ -42,6 +42,7 @@ class Rejected(NamedTuple):
     explanation: str
     outcome: str | None = None
     reported: bool = False  # the output said so itself (a failure_kind element, `ok` false), not its text
+    structured: bool = False  # the output is a value with no text (a list, a mapping with no answer or text)
 
     def record(self, scorer: str, unlabelled: bool) -> Score:
         """The recorded Score of this rejection."""
@@ -118,7 +119,7 @@ def _as_text(x: Any) -> str | Rejected:
         return _number_text(x)
     if isinstance(x, (bytes, bytearray)):
         return Rejected("parse_failure", "the output is bytes, not text; decode it first")
-    return Rejected("parse_failure", f"the output is {a_type(x)} with no answer or text")
+    return Rejected("parse_failure", f"the output is {a_type(x)} with no answer or text", structured=True)
 
 
 def presort(scorer: str, output: Any, answers: tuple[str, ...]) -> str | Rejected:
@@ -135,7 +136,10 @@ def presort(scorer: str, output: Any, answers: tuple[str, ...]) -> str | Rejecte
        is the explanation);
     3. it has no text at all (None, NaN or another missing marker, an empty or
        white-space string, bytes, a bool, a list, nothing with an answer or
-       text, a number of more than `MAX_DIGITS` digits): "parse_failure";
+       text, a number of more than `MAX_DIGITS` digits): "parse_failure"; a
+       value with no text (a bool, a list, a mapping or object with no answer or
+       text) is marked `structured`, for a harness whose scorers read the
+       output as it is (`kit.ask(..., structured=True)`);
     4. its text is NOT_IN_DOCUMENT (any case) and no accepted answer is:
        "not_in_document".
     """
@@ -148,7 +152,7 @@ def presort(scorer: str, output: Any, answers: tuple[str, ...]) -> str | Rejecte
     elif is_number(output):
         text = _number_text(output)
     elif isinstance(output, (list, tuple, set, frozenset)):
-        text = Rejected("parse_failure", f"the output is {a_type(output)}, not text")
+        text = Rejected("parse_failure", f"the output is {a_type(output)}, not text", structured=True)
     else:
         kind = element(output, "failure_kind")
         if kind is not None and not is_missing(kind):  # NA: the output reports no failure (the hr package's protocol)
@@ -166,7 +170,7 @@ def presort(scorer: str, output: Any, answers: tuple[str, ...]) -> str | Rejecte
         if answer is None:
             answer = element(output, "text")
         if answer is None:
-            return Rejected("parse_failure", f"the output is {a_type(output)} with no answer or text")
+            return Rejected("parse_failure", f"the output is {a_type(output)} with no answer or text", structured=True)
         text = _as_text(answer)
     if isinstance(text, Rejected):
         return text

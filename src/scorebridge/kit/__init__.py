@@ -21,12 +21,15 @@ Reading what a harness hands over:
 
 The reverse direction (a harness's scorer as a scorebridge one), its rules once:
 
-- `ask(scorer, output, label, needs_label=True)`: a finished Score (a reported
-  rejection; no label, its kind kept), or an `Ask` (`.text`, `.answers`,
-  `.rejected`, `.unlabelled`): what to hand the harness's scorer;
-- `judge(scorer, call, read)`, `judge_each(scorer, ask, call, read)`: the
-  harness's scorer called, sync or async from one body, once or once per
-  accepted answer, an exception naming the scorer;
+- `ask(scorer, output, label, needs_label=True, structured=False)`: a finished
+  Score (a reported rejection; no label, its kind kept), or an `Ask` (`.text`,
+  `.answers`, `.rejected`, `.unlabelled`, `.output` as given, `.label` as the
+  harness holds it): what to hand the harness's scorer. The one label rule: the
+  harness scorer gets `.label`, a list whole, once;
+- `judge(scorer, call, read)`: the harness's scorer called, sync or async from
+  one body, an exception naming the scorer; `judge_each(scorer, ask, call,
+  read)`: the explicit per-answer option, once per accepted answer until one
+  is correct;
 - `verdict(scorer, ask, correct, ...)`: the harness's verdict made a Score (a
   "wrong" about a rejected output records the rejection's kind);
 - `sync_and_async(body, is_async=...)`: a Scorer's fn, async when the harness is;

@@ -7,9 +7,11 @@ carries the recording rules, so it is written here, once:
 
 - `ask(name, output, label)`: a finished Score (the harness is not asked), or an
   `Ask`: what to hand the harness's scorer;
-- `judge(name, call, read)` / `judge_each(name, ask, call, read)`: the harness's
-  scorer called (once, or once per accepted answer for a harness that takes one
-  reference), sync or async from one body, an exception naming the scorer;
+- `judge(name, call, read)`: the harness's scorer called once, handed the label
+  as the harness holds it (`Ask.label`: a list stays a list), sync or async
+  from one body, an exception naming the scorer; `judge_each(name, ask, call,
+  read)`: the explicit per-answer option, once per accepted answer until one is
+  correct, for a harness that takes one reference;
 - `verdict(name, ask, correct, ...)`: the harness's verdict made a Score;
 - `sync_and_async(body, is_async=...)`: a Scorer's fn from a body that may return
   an awaitable: async exactly when the harness's scorer is.
@@ -34,25 +36,43 @@ R = TypeVar("R")
 class Ask(NamedTuple):
     """What to hand a harness's scorer for one row (`ask` gives it when the harness is to be asked).
 
-    - `text`: the output's text, as the harness should judge it: "" when the
-      output has none, the sentinel itself ("NOT_IN_DOCUMENT") when that is what
-      it says;
+    - `text`: the output's text, as a harness of text should judge it: "" when
+      the output has none, the sentinel itself ("NOT_IN_DOCUMENT") when that is
+      what it says;
     - `answers`: the label's accepted answers as text (numbers in plain digits,
-      blanks dropped); () when the row has no label;
+      blanks dropped); () when the row has no label, or the label was not read
+      as answers (`read_label=False`);
     - `rejected`: the `Rejected` reason pre-sorting found that the output did not
       report itself (no text, NOT_IN_DOCUMENT), or None: the harness is asked
       anyway, and `verdict` records a "wrong" with this kind;
     - `unlabelled`: True when the row has no label (only given for a scorer that
-      needs none: one that does is not asked).
+      needs none: one that does is not asked);
+    - `output`: the output as it was given (a structured prediction, a list, a
+      mapping), for a harness whose scorers read outputs as they are;
+    - `label`: the label as the harness holds it, the one label rule of every
+      reverse adapter: as it was given (a list stays a list, a number a number,
+      never split into accepted answers), None when the row has no label (None,
+      NaN, blank text, an empty list). A harness scorer is handed this, once;
+      asking it once per accepted answer is the explicit option `judge_each`.
     """
 
     text: str
     answers: tuple[str, ...]
     rejected: Rejected | None
     unlabelled: bool
+    output: Any
+    label: Any
 
 
-def ask(scorer_name: str, output: Any, label: Any, *, needs_label: bool = True, read_label: bool = True) -> Score | Ask:
+def ask(
+    scorer_name: str,
+    output: Any,
+    label: Any,
+    *,
+    needs_label: bool = True,
+    read_label: bool = True,
+    structured: bool = False,
+) -> Score | Ask:
     """The reverse direction's reading rules in one call: a finished Score, or what to ask the harness.
 
     In order:
@@ -66,12 +86,24 @@ def ask(scorer_name: str, output: Any, label: Any, *, needs_label: bool = True, 
     3. no label, when the scorer needs one (`needs_label`): unscored, the
        output's failure kind kept (parse_failure for no text, not_in_document),
        the harness not asked;
-    4. else an `Ask`: the harness judges `.text` against `.answers`.
+    4. else an `Ask`: the harness judges the output (`.text`, or `.output` as
+       given) against the label (`.label` as the harness holds it, or
+       `.answers`, its accepted answers as text).
 
     `read_label=False` is for a harness whose scorers read the label as the data
-    has it (a DSPy metric takes any label: a mapping, a nested list): the label
-    is not read as accepted answers (`.answers` is ()), only tested for "no
-    label" (`label_is_missing`), and NOT_IN_DOCUMENT is rejected whatever it is.
+    has it (a DSPy metric, a TRL reward: any label, a mapping, a nested list):
+    the label is not read as accepted answers (`.answers` is ()), only tested
+    for "no label" (`label_is_missing`), and NOT_IN_DOCUMENT is rejected
+    whatever it is.
+
+    `structured=True` is for a harness whose scorers read the output as it is
+    (DSPy's Prediction fields, MLflow's and pydantic-evals' outputs): a value
+    with no text (a list, a bool, a mapping with no answer or text element) is
+    an answer, handed over whole (`.text` ""), and a "wrong" about it is
+    "wrong", not a parse failure; a missing output (None, NaN), blank text,
+    bytes and NOT_IN_DOCUMENT are rejected as for any harness. Without it (a
+    harness of text: Inspect's completion, TRL's, verl's) such a value has no
+    text: a parse failure.
     """
     try:
         answers = accepted_answers(scorer_name, label) if read_label else ()
@@ -81,13 +113,18 @@ def ask(scorer_name: str, output: Any, label: Any, *, needs_label: bool = True, 
         raise
     except Exception as exc:  # an output or a label whose own methods fail (a hostile __str__, __getattr__)
         raise ScorerContractError(f"{scorer_name}: cannot read the output or the label: {exc!r:.200}") from exc
+    given = None if unlabelled else label
     if type(text) is Rejected:
+        if structured and text.structured:  # a value the harness reads as it is: an answer, with no text
+            if unlabelled and needs_label:
+                return recorded(scorer_name, None, None, None, unlabelled=True)
+            return Ask("", answers, None, unlabelled, output, given)
         if text.reported or (unlabelled and needs_label):
             return text.record(scorer_name, unlabelled and needs_label)
-        return Ask(text.outcome or "", answers, text, unlabelled)
+        return Ask(text.outcome or "", answers, text, unlabelled, output, given)
     if unlabelled and needs_label:
         return recorded(scorer_name, None, text, None, unlabelled=True)  # type: ignore[arg-type]  # text is str
-    return Ask(text, answers, None, unlabelled)  # type: ignore[arg-type]
+    return Ask(text, answers, None, unlabelled, output, given)  # type: ignore[arg-type]
 
 
 def item_text_for(scorer_name: str, item: Any) -> str:
@@ -131,7 +168,7 @@ def verdict(
     `correct` is the harness's verdict (None: it left the row unscored), `value`
     its points (partial credit; default 1.0 or 0.0 from `correct`), `outcome`
     what it judged (not given: the output's text, as `exact()` records it,
-    None for an output with none; None: no outcome),
+    None for an output with none, a structured one included; None: no outcome),
     `failure_kind` a kind the harness gave itself (a refusal, a grader error).
 
     The one rule for a rejected output (`ask.rejected`: no text, or
@@ -144,7 +181,7 @@ def verdict(
     """
     rejected = ask.rejected
     if isinstance(outcome, _Text):
-        outcome = rejected.outcome if rejected is not None else ask.text
+        outcome = rejected.outcome if rejected is not None else (ask.text or None)
     if rejected is not None and correct is not True and failure_kind in (None, "wrong"):
         return recorded(
             scorer_name, False, outcome, rejected.failure_kind, value, explanation or rejected.explanation, metadata
@@ -244,7 +281,13 @@ def judge_each(
     call: Callable[[str | None], R | Awaitable[R]],
     read: Callable[[R], Score],
 ) -> Score | Awaitable[Score]:
-    """`judge` for a harness whose scorer takes one reference: asked once per accepted answer, until one is correct.
+    """`judge` asked once per accepted answer, until one is correct: the explicit per-answer option.
+
+    Not the default of any reverse adapter: the one label rule hands the
+    harness's scorer the label whole, once (`Ask.label`, with `judge`). This
+    loop is for a harness whose scorer takes one reference and cannot be handed
+    a list, or a user who asks for "several accepted answers" read as
+    scorebridge's own scorers read them (`from_trl(..., each_answer=True)`).
 
     `call(answer)` asks the harness's scorer about `ask.text` against one
     accepted answer (None when the row has none, for a scorer that needs no

@@ -45,6 +45,7 @@ __all__ = [
     "Row",
     "checks",
     "equal",
+    "every_one",
     "hostile_values",
     "run_checks",
 ]
@@ -89,6 +90,10 @@ class Adapter:
     - `label_free(judge)`: like `native`, a harness scorer that needs no
       reference (the harness says so: a safety judge, a format check), which
       `from_harness` makes a scorer that scores unlabelled rows;
+    - `one_reference`: True for a harness whose scorers take one reference
+      and cannot be handed a list, so `from_harness` asks once per accepted
+      answer (`kit.judge_each`); False (the rule for every other harness): a
+      list label reaches the harness scorer whole, once.
     - `ranged(judge, score_range)`: like `native`, a harness scorer that
       declares the range (low, high) it scores on, the harness's way (GEval's
       `score_range`, an MLflow judge's `Literal` value type), and gives
@@ -108,6 +113,7 @@ class Adapter:
     variants: Callable[[], tuple[Any, Any, Any]] | None = None
     carries_objects: bool = True
     label_free: Callable[[Judge], Any] | None = None
+    one_reference: bool = False
     ranged: Callable[[Judge, tuple[float, float]], Any] | None = None
 
 
@@ -155,6 +161,13 @@ def equal(text: str, references: Sequence[str]) -> float:
     """The judgement of `exact()`: 1.0 when the folded text is one of the folded references, else 0.0."""
     folded = fold(text)
     return 1.0 if any(fold(r) == folded for r in references if isinstance(r, str)) else 0.0
+
+
+def every_one(text: str, references: Sequence[str]) -> float:
+    """A judgement that needs all of a list: 1.0 when the folded text holds every reference (all of them text)."""
+    folded = fold(text)
+    texts = [r for r in references if isinstance(r, str)]
+    return 1.0 if texts and len(texts) == len(references) and all(fold(r) in folded for r in texts) else 0.0
 
 
 def _half(text: str, references: Sequence[str]) -> float:
@@ -288,6 +301,11 @@ ANSWERS: tuple[Row, ...] = (
     (None, {"answer": "Paris"}, "Paris"),
     (None, {"text": "Lyon"}, ("Paris",)),
 )
+WHOLE_LABEL: tuple[tuple[Row, bool], ...] = (
+    (("Which fields does the form ask for?", "name, age", ["name", "age"]), True),
+    (("Which fields does the form ask for?", "name", ["name", "age"]), False),  # a per-answer loop: correct
+)
+"""Rows for a harness scorer that needs all of a list label (`every_one`), and its own verdict on each."""
 TEXT_ROWS: tuple[Row, ...] = tuple(
     row
     for row in (*EMPTY, *NOT_IN_DOCUMENT, *ANSWERS, *UNLABELLED)
@@ -381,6 +399,22 @@ def _reverse_checks(a: Adapter) -> list[Check]:
     def answers() -> None:
         _reverse_rows(a, equal, ANSWERS, "an answer is judged by the harness against every accepted answer", True)
 
+    def whole_label() -> None:
+        made = a.from_harness(a.native(every_one))  # type: ignore[misc]  # checked above
+        for row, native in WHOLE_LABEL:
+            want = native or a.one_reference  # one call per accepted answer: "name" matches one of them
+            got = made(*row)
+            if got.correct is not want:
+                how = (
+                    "asked once per accepted answer (one_reference), the first correct wins"
+                    if a.one_reference
+                    else "handed the label as the harness holds it, a list whole, once (kit: Ask.label)"
+                )
+                raise ConformanceError(
+                    f"{a.name}: the label rule: a harness scorer is {how}; on {_shown(row)} a scorer that needs "
+                    f"every answer of the list says correct={want}; from_harness gave correct={got.correct!r}"
+                )
+
     def partial() -> None:
         made = a.from_harness(a.native(_half))  # type: ignore[misc]  # checked above
         got = made("Capital of France?", "Pari", "Paris")
@@ -443,6 +477,7 @@ def _reverse_checks(a: Adapter) -> list[Check]:
         Check(f"{a.name}: from_harness: NOT_IN_DOCUMENT", not_in_document),
         Check(f"{a.name}: from_harness: no label, the kind kept", unlabelled),
         Check(f"{a.name}: from_harness: answers and accepted answers", answers),
+        Check(f"{a.name}: from_harness: the label rule (a list label whole, once)", whole_label),
         Check(f"{a.name}: from_harness: partial credit", partial),
         Check(f"{a.name}: from_harness: an exception names the scorer", raises),
         Check(f"{a.name}: round trips are identities", identities),

@@ -411,7 +411,7 @@ class MetricCall(_Shared):
                 pred, shown = _text_element(output), output
             outcome = None
         # the protocol's pre-sorting, and no label: the metric not asked; the label is the metric's to read
-        asked = ask(self.name, shown, label, read_label=False)
+        asked = ask(self.name, shown, label, read_label=False, structured=True)
         if type(asked) is not Ask:
             return asked  # type: ignore[return-value]  # a Score
         if not isinstance(pred, Example):

@@ -9,7 +9,18 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Final, Literal
 
 from scorebridge import Score, Scorer, ScorerContractError
-from scorebridge.kit import Ask, ask, is_async, is_bool, is_number, item_text_for, judge_each, sync_and_async, verdict
+from scorebridge.kit import (
+    Ask,
+    ask,
+    is_async,
+    is_bool,
+    is_number,
+    item_text_for,
+    judge,
+    judge_each,
+    sync_and_async,
+    verdict,
+)
 
 from ._asking import reward_value
 
@@ -62,15 +73,22 @@ class TRLCall:
     """
 
     def __init__(
-        self, reward: Callable[..., Any], name: str, label: str, shape: Shape, threshold: float, needs_label: bool
+        self,
+        reward: Callable[..., Any],
+        name: str,
+        label: str,
+        shape: Shape,
+        threshold: float,
+        needs_label: bool,
+        each_answer: bool = False,
     ) -> None:
         self.reward, self.name, self.label, self.shape = reward, name, label, shape
-        self.threshold, self.needs_label = threshold, needs_label
+        self.threshold, self.needs_label, self.each_answer = threshold, needs_label, each_answer
 
     def __repr__(self) -> str:
         return f"from_trl({callable_name(self.reward)})"
 
-    def _batch(self, item: Any, text: str, solution: str | None, logs: _Logs) -> dict[str, Any]:
+    def _batch(self, item: Any, text: str, solution: Any, logs: _Logs) -> dict[str, Any]:
         """The keywords TRL would pass for this one completion, in the shape the function reads."""
         columns: dict[str, list[Any]] = {}
         prompt: Any = item
@@ -107,16 +125,24 @@ class TRLCall:
         return verdict(self.name, asked, correct, value=value, metadata=logs.logged or None)
 
     def __call__(self, item: Any, output: Any, label: Any) -> Score | Awaitable[Score]:
-        asked = ask(self.name, output, label, needs_label=self.needs_label)
+        asked = ask(self.name, output, label, needs_label=self.needs_label, read_label=self.each_answer)
         if type(asked) is Score:
             return asked
         logs = _Logs()
-        judged: Score | Awaitable[Score] = judge_each(
-            self.name,
-            asked,
-            lambda solution: self.reward(**self._batch(item, asked.text, solution, logs)),
-            lambda rewards: self._score(asked, rewards, logs),
-        )
+        judged: Score | Awaitable[Score]
+        if self.each_answer:  # the explicit option: one call per accepted answer, the first correct wins
+            judged = judge_each(
+                self.name,
+                asked,
+                lambda solution: self.reward(**self._batch(item, asked.text, solution, logs)),
+                lambda rewards: self._score(asked, rewards, logs),
+            )
+        else:  # the label as TRL hands a dataset's column: the row's value, a list whole
+            judged = judge(
+                self.name,
+                lambda: self.reward(**self._batch(item, asked.text, asked.label, logs)),
+                lambda rewards: self._score(asked, rewards, logs),
+            )
         return judged
 
 
@@ -133,6 +159,7 @@ def from_trl(
     threshold: float = 1.0,
     shape: Shape | None = None,
     needs_label: bool | None = None,
+    each_answer: bool = False,
     name: str | None = None,
 ) -> Scorer:
     """A scorer that calls the TRL-style reward function `reward_func` on a batch of one completion.
@@ -145,9 +172,13 @@ def from_trl(
     text}]`, the prompt a list of one user message), which TRL's built-ins
     read, is the default for a function of TRL's own; "text", the standard
     format (the completion and the prompt strings), for any other. The label
-    is the column `label` ("solution"), holding one of the label's accepted
-    answers as text (a label with several is asked about once per answer,
-    until one is correct: `kit.judge_each`); an item that is a mapping (a dataset
+    is the column `label` ("solution"), holding the row's label as TRL hands a
+    dataset column: as it is, a list whole (`solution=[["name", "age"]]` for
+    the label `["name", "age"]`), a number a number, None for a row with no
+    label. `each_answer=True` is the per-answer option instead: the function is
+    asked once per accepted answer, as text, until one is correct
+    (`kit.judge_each`), for a reward that takes one reference and a label of
+    several accepted answers; an item that is a mapping (a dataset
     row) gives the prompt (its "prompt" field, else its text) and its other
     fields as the columns, as TRL passes them; `completion_ids` is None and
     `trainer_state` None (no trainer), and what the function logs through
@@ -197,7 +228,11 @@ def from_trl(
         needs_label = label in _parameters(reward_func)
     elif not isinstance(needs_label, bool):
         raise TypeError(f"{where}: needs_label must be True, False or None; got {needs_label!r:.80}")
-    call = TRLCall(reward_func, name, label, shape, float(threshold), needs_label)
-    options = {"label": label, "threshold": float(threshold), "shape": shape}
+    if not isinstance(each_answer, bool):
+        raise TypeError(f"{where}: each_answer must be True or False; got {each_answer!r:.80}")
+    call = TRLCall(reward_func, name, label, shape, float(threshold), needs_label, each_answer)
+    options: dict[str, Any] = {"label": label, "threshold": float(threshold), "shape": shape}
+    if each_answer:  # in the options only when given: a scorer's identity is unchanged without it
+        options["each_answer"] = True
     fn = sync_and_async(call, is_async=is_async(reward_func))
     return Scorer(name, fn, options, recorded=True, needs_label=needs_label)

@@ -16,6 +16,7 @@ from scorebridge.kit import (
     is_bool,
     is_number,
     item_text_for,
+    judge,
     judge_each,
     raised_score,
     sync_and_async,
@@ -182,13 +183,16 @@ def to_verl(
 class VerlCall:
     """What a scorer made by `from_verl` runs (its fn's `body`): the verl function called on one response."""
 
-    def __init__(self, compute_score: Callable[..., Any], name: str, threshold: float, data_source: Any) -> None:
+    def __init__(
+        self, compute_score: Callable[..., Any], name: str, threshold: float, data_source: Any, each_answer: bool
+    ) -> None:
         self.compute_score, self.name, self.threshold, self.data_source = compute_score, name, threshold, data_source
+        self.each_answer = each_answer
 
     def __repr__(self) -> str:
         return f"from_verl({getattr(self.compute_score, '__name__', type(self.compute_score).__name__)})"
 
-    def _kwargs(self, item: Any, text: str, ground_truth: str | None) -> dict[str, Any]:
+    def _kwargs(self, item: Any, text: str, ground_truth: Any) -> dict[str, Any]:
         data_source = self.data_source if self.data_source is not None else element(item, "data_source")
         if isinstance(item, Mapping):
             extra_info = dict(item)
@@ -231,15 +235,23 @@ class VerlCall:
         )
 
     def __call__(self, item: Any, output: Any, label: Any) -> Score | Awaitable[Score]:
-        asked = ask(self.name, output, label)
+        asked = ask(self.name, output, label, read_label=self.each_answer)
         if type(asked) is Score:
             return asked
-        judged: Score | Awaitable[Score] = judge_each(
-            self.name,
-            asked,
-            lambda truth: self.compute_score(**self._kwargs(item, asked.text, truth)),
-            lambda result: self._score(asked, result),
-        )
+        judged: Score | Awaitable[Score]
+        if self.each_answer:  # the explicit option: one call per accepted answer, the first correct wins
+            judged = judge_each(
+                self.name,
+                asked,
+                lambda truth: self.compute_score(**self._kwargs(item, asked.text, truth)),
+                lambda result: self._score(asked, result),
+            )
+        else:  # the ground truth as verl hands it: the row's value, a list whole
+            judged = judge(
+                self.name,
+                lambda: self.compute_score(**self._kwargs(item, asked.text, asked.label)),
+                lambda result: self._score(asked, result),
+            )
         return judged
 
 
@@ -254,12 +266,16 @@ def from_verl(
     *,
     threshold: float = 1.0,
     data_source: str | None = None,
+    each_answer: bool = False,
     name: str | None = None,
 ) -> Scorer:
     """A scorer that calls a verl-style `compute_score(data_source, solution_str, ground_truth, extra_info)`.
 
     The function is called by keyword, as verl's reward managers call it: the
-    output's text as `solution_str`, the label as `ground_truth`, the item as
+    output's text as `solution_str`, the label as `ground_truth` (as verl hands
+    a row's `reward_model.ground_truth`: as it is, a list whole; with
+    `each_answer=True`, once per accepted answer as text until one is correct:
+    `kit.judge_each`), the item as
     `extra_info` (a mapping item itself, copied; else `{"question": its text}`),
     and `data_source` (default: the item's "data_source" element, else None).
     It returns a float, or a dict with "score" (other keys are the Score's
@@ -289,6 +305,11 @@ def from_verl(
         raise TypeError(f"from_verl: name must be a non-blank string; got {name!r:.80}")
     if is_bool(threshold) or not is_number(threshold) or not math.isfinite(threshold):
         raise ValueError(f"from_verl({name}): threshold must be a finite number; got {threshold!r:.80}")
-    call = VerlCall(compute_score, name, float(threshold), data_source)
+    if not isinstance(each_answer, bool):
+        raise TypeError(f"from_verl({name}): each_answer must be True or False; got {each_answer!r:.80}")
+    call = VerlCall(compute_score, name, float(threshold), data_source, each_answer)
     fn = sync_and_async(call, is_async=is_async(compute_score))
-    return Scorer(name, fn, {"threshold": float(threshold), "data_source": data_source}, recorded=True)
+    options: dict[str, Any] = {"threshold": float(threshold), "data_source": data_source}
+    if each_answer:  # in the options only when given: a scorer's identity is unchanged without it
+        options["each_answer"] = True
+    return Scorer(name, fn, options, recorded=True)
