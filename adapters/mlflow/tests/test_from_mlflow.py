@@ -188,10 +188,18 @@ def test_correctness_reads_expected_facts_from_a_label_that_is_expectations(judg
     assert "Paris is the capital" in judge.prompts[-1]
 
 
-def test_several_accepted_answers_ask_the_judge_once_per_answer_until_one_is_correct(judge: Judge) -> None:
+def test_a_list_label_reaches_the_judge_whole_in_one_call(judge: Judge) -> None:
+    # from_mlflow asked once per element and took the first correct: a judge needing all of a list said correct
     made = from_mlflow(Correctness(model=judge.model))
+    made("Capital of Italy?", "Roma", ["Rome", "Roma", "Rom"])
+    [prompt] = judge.prompts
+    assert "Rome" in prompt and "Rom'" in prompt
+
+
+def test_each_answer_asks_the_judge_once_per_answer_until_one_is_correct(judge: Judge) -> None:
+    made = from_mlflow(Correctness(model=judge.model), each_answer=True)
     assert made("Capital of Italy?", "Roma", ["Rome", "Roma", "Rom"]).correct is True
-    assert len(judge.prompts) == 2
+    assert len(judge.prompts) == 2 and made.options["each_answer"] is True
 
 
 def test_a_judge_without_a_label_is_not_asked(judge: Judge) -> None:
@@ -266,7 +274,6 @@ def _returning(value: Any) -> sb.Scorer:
         (False, (False, 0.0)),
         (1, (True, 1.0)),
         (0.25, (False, 0.25)),
-        (42, (True, 42.0)),  # a number on a scale of its own: correct at or above the threshold
         (None, (None, None)),  # no assessment: unscored
         (math.nan, (None, None)),
         (Feedback(value="yes", rationale="because"), (True, 1.0)),
@@ -277,6 +284,12 @@ def _returning(value: Any) -> sb.Scorer:
 def test_what_an_mlflow_scorer_returns_is_read_as_mlflow_reads_it(value: Any, fields: tuple[Any, Any]) -> None:
     score = _returning(value)("q", "Paris", None)
     assert (score.correct, score.value) == fields
+
+
+def test_a_number_above_1_on_no_declared_range_is_a_contract_error_naming_the_scorer() -> None:
+    # 42 was the value 42.0, correct at the threshold 1.0
+    with pytest.raises(sb.ScorerContractError, match=r"^returns: .*42.0 points, outside 0-1"):
+        _returning(42)("q", "Paris", None)
 
 
 def test_the_rationale_is_the_explanation_and_metadata_is_kept() -> None:

@@ -20,7 +20,8 @@ from mlflow.genai.scorers.aggregation import _cast_assessment_value_to_float
 
 import scorebridge as sb
 from scorebridge.kit.testing import Adapter, Check, Judge, Row, checks
-from scorebridge_mlflow import ScorebridgeScorer, from_mlflow, to_mlflow
+from scorebridge_mlflow import from_mlflow, to_mlflow
+from scorebridge_mlflow._renamed import NativeScorer
 
 pytestmark = pytest.mark.usefixtures("tracking")
 
@@ -37,13 +38,23 @@ def run_rows(made: Scorer, rows: list[Row]) -> Sequence[float | None]:
     return counted
 
 
+def _text(outputs: Any) -> str:
+    """The response's text, as an MLflow scorer of text reads the outputs it is handed: the string, or its
+    "answer" field; "" for anything else."""
+    if isinstance(outputs, str):
+        return outputs
+    answer = outputs.get("answer") if isinstance(outputs, dict) else None
+    return answer if isinstance(answer, str) else ""
+
+
 def native(judge: Judge) -> Scorer:
     """An MLflow @scorer of MLflow's own kind, judging its outputs against the expected response."""
 
     @scorer(name="judged")
     def judged(outputs, expectations) -> float:
         answer = expectations.get("expected_response")
-        return judge(outputs, [] if answer is None else [answer])
+        references = [] if answer is None else answer if isinstance(answer, list) else [answer]
+        return judge(_text(outputs), references)
 
     return judged
 
@@ -53,7 +64,7 @@ def label_free(judge: Judge) -> Scorer:
 
     @scorer(name="judged_free")
     def judged_free(outputs) -> float:
-        return judge(outputs, [])
+        return judge(_text(outputs), [])
 
     return judged_free
 
@@ -100,22 +111,42 @@ def test_an_mlflow_scorer_comes_back_from_scorebridge_itself(made: Scorer) -> No
 def test_other_options_wrap_instead_and_still_score() -> None:
     regex = RegexMatch(pattern="^P")
     wrapped = to_mlflow(from_mlflow(regex), name="starts_with_p")
-    assert isinstance(wrapped, ScorebridgeScorer) and wrapped.name == "starts_with_p"
-    assert wrapped.run(outputs="Paris").value == 1.0
+    assert isinstance(wrapped, NativeScorer) and wrapped.name == "starts_with_p"
+    assert wrapped.run(outputs="Paris").value == "yes"
     recorded = to_mlflow(sb.exact(), on_error="record")
     assert from_mlflow(recorded) is not recorded.scorebridge_scorer  # record is no identity: wrapped again
 
 
-def test_a_built_ins_yes_and_no_come_back_from_a_wrapped_round_trip_as_numbers_mlflow_averages_alike() -> None:
+def test_a_renamed_round_trip_gives_what_the_built_in_gives_under_the_new_name() -> None:
     # MLflow's own RegexMatch tests, run with the built-in wrapped both ways, saw 1.0 where they expect
-    # CategoricalRating.YES: to_mlflow writes the Score's value, so `{name}/mean` is scorebridge's accuracy. The
-    # number MLflow averages is the same either way.
+    # CategoricalRating.YES, and the name given was lost: to_mlflow(from_mlflow(x, name=...)) was x
     regex = RegexMatch(pattern="^P")
-    wrapped = to_mlflow(from_mlflow(regex), name="starts_with_p")
-    for text in ("Paris", "Lyon"):
-        native, ours = regex(outputs=text).value, wrapped.run(outputs=text).value
-        assert native in (CategoricalRating.YES, CategoricalRating.NO) and ours in (1.0, 0.0)
-        assert _cast_assessment_value_to_float(Feedback(value=native)) == ours
+    for wrapped in (
+        to_mlflow(from_mlflow(regex), name="starts_with_p"),
+        to_mlflow(from_mlflow(regex, name="starts_with_p")),
+    ):
+        for text in ("Paris", "Lyon"):
+            native, ours = regex.run(outputs=text), wrapped.run(outputs=text)
+            assert (ours.value, ours.rationale, ours.name) == (native.value, native.rationale, "starts_with_p")
+
+
+def test_a_renamed_round_trip_keeps_the_scorers_aggregations_and_description() -> None:
+    # the wrapper dropped them: MLflow's `scorer2/min` was a KeyError
+    @scorer(name="scorer2", aggregations=["min", "max"], description="two")
+    def scorer2(outputs) -> float:
+        return 0.5
+
+    wrapped = to_mlflow(from_mlflow(scorer2, name="renamed"))
+    assert (wrapped.name, wrapped.aggregations, wrapped.description) == ("renamed", ["min", "max"], "two")
+    assert to_mlflow(from_mlflow(scorer2), aggregations=["mean"]).aggregations == ["mean"]
+
+
+def test_a_round_trip_is_an_identity_only_when_nothing_was_renamed() -> None:
+    made = sb.exact()
+    assert from_mlflow(to_mlflow(made)) is made
+    assert from_mlflow(to_mlflow(made, name="other")) is not made
+    renamed = from_mlflow(RegexMatch(pattern="^P"), name="starts_with_p")
+    assert from_mlflow(to_mlflow(renamed)) is renamed
 
 
 def test_inside_mlflow_a_wrapped_scorer_is_handed_mlflows_own_objects() -> None:
@@ -139,7 +170,7 @@ def test_inside_mlflow_a_wrapped_scorer_is_handed_mlflows_own_objects() -> None:
     assert isinstance(trace, mlflow.entities.Trace)  # the row's trace, which no call from outside has
     seen.clear()
     mine({"question": "q"}, {"answer": "Paris"}, "P")  # from plain Python: a row built here, no trace
-    assert seen == [({"question": "q"}, "Paris", {"expected_response": "P"}, None)]
+    assert seen == [({"question": "q"}, {"answer": "Paris"}, {"expected_response": "P"}, None)]
 
 
 # MLflow's own scorer tests check these behaviours of a scorer in evaluate; each holds for a round trip.
@@ -189,15 +220,14 @@ def test_no_assessment_stays_no_assessment(side_by_side: dict[str, Any]) -> None
     assert "none/mean" not in side_by_side and "none_rt/mean" not in side_by_side
 
 
-def test_an_error_feedback_is_left_out_natively_and_counted_wrong_in_a_round_trip(side_by_side: dict[str, Any]) -> None:
-    # what does not survive: a scorebridge scorer records a grader's error as wrong (kind "error"), in the mean
-    assert "error/mean" not in side_by_side
-    assert side_by_side["error_rt/mean"] == 0.0
+def test_an_error_feedback_is_left_out_natively_and_in_a_renamed_round_trip(side_by_side: dict[str, Any]) -> None:
+    assert "error/mean" not in side_by_side and "error_rt/mean" not in side_by_side
 
 
 def test_a_list_of_feedbacks_survives_as_one() -> None:
     both = _returning([Feedback(name="big", value=1.0), Feedback(name="returns", value=0.0)])
-    assert to_mlflow(from_mlflow(both), name="one").run(inputs={}, outputs="x").value == 0.0
+    found = to_mlflow(from_mlflow(both), name="one").run(inputs={}, outputs="x")
+    assert [(f.name, f.value) for f in found] == [("big", 1.0), ("one", 0.0)]
 
 
 @pytest.mark.parametrize(
@@ -206,7 +236,8 @@ def test_a_list_of_feedbacks_survives_as_one() -> None:
 )
 def test_a_value_counts_in_a_round_trip_as_mlflow_counts_it(value: Any, number: float) -> None:
     made = to_mlflow(from_mlflow(_returning(value), threshold=0.5), name="rt")
-    counted = _cast_assessment_value_to_float(made.run(inputs={}, outputs="x"))
+    [found] = standardize_scorer_value(made.name, made.run(inputs={}, outputs="x"))
+    counted = _cast_assessment_value_to_float(found)
     assert counted == pytest.approx(number)
 
 

@@ -98,6 +98,18 @@ class JudgedLater(Evaluator[Any, Any, Any]):
         return Judged(self.judge).evaluate(ctx)
 
 
+@dataclass
+class OnScale(Evaluator[Any, Any, Any]):
+    """`Judged` on a scale of its own, declared as GEval declares it: a `score_range` field."""
+
+    judge: Judge
+    score_range: tuple[float, float]
+
+    def evaluate(self, ctx: EvaluatorContext[Any, Any, Any]) -> float:
+        low, high = self.score_range
+        return low + Judged(self.judge).evaluate(ctx) * (high - low)
+
+
 PYDANTIC_EVALS = Adapter(
     "pydantic-evals",
     to_harness=to_pydantic_evals,
@@ -107,6 +119,7 @@ PYDANTIC_EVALS = Adapter(
     native_async=JudgedLater,
     to_recording=lambda scorer: to_pydantic_evals(scorer, on_error="record"),
     variants=lambda: (Contains(value="Paris"), Contains(value="Paris"), Contains(value="Paris", case_sensitive=False)),
+    ranged=OnScale,
 )
 
 

@@ -87,14 +87,15 @@ def test_a_reference_free_evaluator_scores_an_unlabelled_row(evaluator: Evaluato
     assert sb.Summary.of("x", scorer.score_many(None, ["Paris", "Lyon"], [None, None])).scored == 2
 
 
-def test_needs_label_says_otherwise_for_an_evaluator_of_ones_own() -> None:
+def test_an_evaluator_of_ones_own_that_never_reads_the_label_scores_an_unlabelled_row() -> None:
+    # its code never reads ctx.expected_output, so pydantic-evals' answer on a case without one is its verdict
     @dataclass
     class Short(Evaluator[Any, Any, Any]):
         def evaluate(self, ctx: EvaluatorContext[Any, Any, Any]) -> bool:
             return len(ctx.output) < 10
 
-    assert from_pydantic_evals(Short())("q", "Paris", None).correct is None
-    assert from_pydantic_evals(Short(), needs_label=False)("q", "Paris", None).correct is True
+    assert from_pydantic_evals(Short())("q", "Paris", None).correct is True
+    assert from_pydantic_evals(Short(), needs_label=True)("q", "Paris", None).correct is None
 
 
 def test_contains_of_the_empty_string_is_refused_as_it_passes_every_text() -> None:
@@ -122,7 +123,13 @@ class Graded(Evaluator[Any, Any, Any]):
 def test_a_score_is_partial_credit_correct_at_the_threshold() -> None:
     assert from_pydantic_evals(Graded(0.75))("q", "x", "y") == sb.Score(False, "x", "wrong", 0.75)
     assert from_pydantic_evals(Graded(0.75), threshold=0.7)("q", "x", "y") == sb.Score(True, "x", None, 0.75)
-    assert from_pydantic_evals(Graded(3))("q", "x", "y").value == 3.0  # a score on a scale of its own
+
+
+def test_a_score_above_one_with_no_declared_range_is_a_contract_error_naming_the_scorer() -> None:
+    # a 3 on an undeclared scale was the value 3.0, correct at the threshold 1.0: every row correct
+    with pytest.raises(sb.ScorerContractError, match=r"Graded: .*3\.0 points, outside 0-1.*score_range"):
+        from_pydantic_evals(Graded(3))("q", "x", "y")
+    assert from_pydantic_evals(Graded(3), score_range=(1, 5))("q", "x", "y") == sb.Score(False, "x", "wrong", 0.5)
 
 
 def test_a_label_is_the_outcome_and_no_verdict() -> None:

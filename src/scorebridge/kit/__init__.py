@@ -48,7 +48,11 @@ The reverse direction (a harness's scorer as a scorebridge one), its rules once:
   row's `raised_score`); `body_of(scorer)`: the body again, for a round trip;
 - `options_of(obj)`: a harness scorer's identity as JSON options (a closure's
   cells, a partial's arguments, an object's constructor arguments),
-  `OptionsError` for what JSON cannot hold.
+  `OptionsError` for what JSON cannot hold;
+- `scale(scorer, score_range, threshold)`: a `Scale`, the harness's range of
+  points: `.read(scorer, points)` maps them onto 0-1 and decides correctness on
+  the harness's own scale; points outside 0-1 with no declared range are a
+  `ScorerContractError` naming the scorer.
 
 Making Scores:
 
@@ -150,6 +154,7 @@ from ._reverse import (
     unwrap,
     verdict,
 )
+from ._scale import Scale, scale
 
 __all__ = [
     "BUILTINS",
@@ -161,6 +166,7 @@ __all__ = [
     "OptionsError",
     "Rejected",
     "RowError",
+    "Scale",
     "Scorer",
     "ScorerContractError",
     "Summaries",
@@ -205,6 +211,7 @@ __all__ = [
     "recorded",
     "recording",
     "run_sync",
+    "scale",
     "sync_and_async",
     "text_table",
     "unlabelled",

@@ -94,6 +94,12 @@ class Adapter:
       and cannot be handed a list, so `from_harness` asks once per accepted
       answer (`kit.judge_each`); False (the rule for every other harness): a
       list label reaches the harness scorer whole, once.
+    - `ranged(judge, score_range)`: like `native`, a harness scorer that
+      declares the range (low, high) it scores on, the harness's way (GEval's
+      `score_range`, an MLflow judge's `Literal` value type), and gives
+      `low + judge(text, references) * (high - low)` points; given, the suite
+      checks that such points are mapped onto 0-1 and that points above 1 from
+      a `native` scorer, which declares no range, are a `ScorerContractError`.
     """
 
     name: str
@@ -108,6 +114,7 @@ class Adapter:
     carries_objects: bool = True
     label_free: Callable[[Judge], Any] | None = None
     one_reference: bool = False
+    ranged: Callable[[Judge, tuple[float, float]], Any] | None = None
 
 
 class Check:
@@ -647,11 +654,59 @@ def _forward_checks(a: Adapter) -> list[Check]:
     return found
 
 
+def _thirds(text: str, references: Sequence[str]) -> float:
+    """A judgement on three levels: none, half or full marks by the response ("poor", "fair", "good")."""
+    return {"good": 1.0, "fair": 0.5}.get(text, 0.0)
+
+
+def _three(text: str, references: Sequence[str]) -> float:
+    return 3.0
+
+
+def _scale_checks(a: Adapter) -> list[Check]:
+    if a.from_harness is None or a.native is None or a.ranged is None:
+        return []
+    ranged, from_harness, native = a.ranged, a.from_harness, a.native
+
+    def mapped() -> None:
+        made = from_harness(ranged(_thirds, (1.0, 5.0)))  # 1, 3 and 5 points on a scale of 1 to 5
+        outputs = ["poor", "fair", "good"]
+        got = [(s.correct, s.value) for s in (made("q", o, "Paris") for o in outputs)]
+        want = [(False, 0.0), (False, 0.5), (True, 1.0)]
+        if got != want:
+            raise ConformanceError(
+                f"{a.name}: points of 1, 3 and 5 on a declared range of 1-5 are (correct, value) {want} (mapped "
+                f"onto 0-1, correct at the top); from_harness gave {got}"
+            )
+        result = benchmark({"m": lambda i: outputs[i]}, [0, 1, 2], ["Paris"] * 3, scorer=made)
+        accuracy = result.summary()["m"].accuracy
+        if accuracy is None or not 0.0 <= accuracy <= 1.0:
+            raise ConformanceError(f"{a.name}: benchmark() over points of 1, 3 and 5 gave accuracy {accuracy!r}")
+
+    def undeclared() -> None:
+        made = from_harness(native(_three))
+        try:
+            got = made("q", "Paris", "Paris")
+        except ScorerContractError as exc:
+            if made.name not in str(exc):
+                raise ConformanceError(f"{a.name}: the refusal of 3 points does not name the scorer: {exc}") from exc
+            return
+        raise ConformanceError(
+            f"{a.name}: a harness scorer that declares no range gave 3 points; expected a ScorerContractError "
+            f"naming it, got {got!r:.160}"
+        )
+
+    return [
+        Check(f"{a.name}: from_harness: points on a declared range are mapped onto 0-1", mapped),
+        Check(f"{a.name}: from_harness: points above 1 on no declared range are refused", undeclared),
+    ]
+
+
 def checks(adapter: Adapter) -> list[Check]:
     """The conformance checks that apply to `adapter`, each a `Check` to call (one pytest test each)."""
     if not isinstance(adapter, Adapter):
         raise TypeError(f"checks: expected a scorebridge.kit.testing.Adapter; got {type(adapter).__name__}")
-    return [*_forward_checks(adapter), *_reverse_checks(adapter)]
+    return [*_forward_checks(adapter), *_reverse_checks(adapter), *_scale_checks(adapter)]
 
 
 def run_checks(adapter: Adapter) -> list[str]:

@@ -7,7 +7,7 @@ import inspect
 import math
 import warnings
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any, Final, Literal, get_args, get_origin
 
 from mlflow.entities import Feedback
 from mlflow.genai.scorers import Scorer
@@ -17,25 +17,24 @@ import scorebridge as sb
 from scorebridge import FAILURE_KINDS, FailureKind
 from scorebridge.kit import (
     Ask,
+    Scale,
     ScorerContractError,
     accepted_answers,
     ask,
     grade_value,
     is_bool,
     is_number,
-    item_text_for,
     judge,
     judge_each,
+    scale,
     verdict,
 )
 
 from ._native import NATIVE
+from ._renamed import NativeScorer
 from ._scorer import FAILURE_KIND, LABEL_KEY, ScorebridgeScorer
 
 __all__ = ["MlflowCall", "from_mlflow"]
-
-_ITEM_KEY: Final = "input"
-"""The key of the `inputs` dict built for an item that is not a mapping (kit.item_text reads it back)."""
 
 _SCORER_TAKES_NEEDS_LABEL: Final = "needs_label" in inspect.signature(sb.Scorer.__init__).parameters
 
@@ -50,20 +49,9 @@ def _check_label(name: str, label: Any) -> object:
     return accepted_answers(name, label)
 
 
-def _inputs(name: str, item: Any) -> dict[str, Any]:
-    """MLflow's `inputs` for an item: a mapping as a dict; any other item's text under "input"; None as {}."""
-    if item is None:
-        return {}
-    if isinstance(item, Mapping):
-        try:
-            return {str(k): v for k, v in item.items()}
-        except Exception as exc:  # a mapping whose own methods raise
-            raise ScorerContractError(f"{name}: cannot read the item: {exc!r:.200}") from exc
-    return {_ITEM_KEY: item if type(item) is str else item_text_for(name, item)}
-
-
-def _verdict(name: str, value: Any, threshold: float) -> tuple[bool | None, float | None, str | None]:
-    """(correct, value, why unscored) of an MLflow value, by MLflow's own reading (aggregation.py)."""
+def _verdict(name: str, value: Any, on: Scale) -> tuple[bool | None, float | None, str | None]:
+    """(correct, value, why unscored) of an MLflow value, by MLflow's own reading (aggregation.py); a number
+    on the scorer's scale (`on`), mapped onto 0-1."""
     if value is None:
         return None, None, "the MLflow scorer gave no value"
     if is_bool(value):
@@ -75,7 +63,10 @@ def _verdict(name: str, value: Any, threshold: float) -> tuple[bool | None, floa
         number = grade_value(value)  # C/I/P, pass/fail, "0.75"; anything else None, with a warning
         if number is None:
             return None, None, f"the MLflow scorer's value {value!r:.80} is not a grade"
-        return number >= (1.0 if word.isalpha() else threshold), number, None
+        if word.isalpha():  # a grade word: 1, 0 or 0.5, on no scale of the scorer's
+            return number >= 1.0, number, None
+        correct, number = on.read(name, number)
+        return correct, number, None
     if is_number(value):
         try:
             number = float(value)
@@ -85,7 +76,8 @@ def _verdict(name: str, value: Any, threshold: float) -> tuple[bool | None, floa
             return None, None, "the MLflow scorer's value is NaN"
         if not math.isfinite(number):
             raise ScorerContractError(f"{name}: the MLflow scorer's value must be finite; got {value!r:.80}")
-        return number >= threshold, number, None
+        correct, number = on.read(name, number)
+        return correct, number, None
     warnings.warn(f"{name}: the MLflow scorer's value {value!r:.80} is not a grade; unscored", stacklevel=4)
     return None, None, f"the MLflow scorer's value of type {type(value).__name__} is not a grade"
 
@@ -98,13 +90,13 @@ def _one(name: str, result: Any) -> Any:
     return (named or result or [None])[0]
 
 
-def _read(name: str, mlflow_name: str, asked: Ask, result: Any, threshold: float) -> sb.Score:
+def _read(name: str, mlflow_name: str, asked: Ask, result: Any, on: Scale) -> sb.Score:
     """The recorded scorebridge Score of what the MLflow scorer returned (`Scorer.run`), by `kit.verdict`."""
     result = _one(mlflow_name, result)
     if result is None:
         return verdict(name, asked, None, explanation="the MLflow scorer gave no assessment")
     if not isinstance(result, Feedback):  # a bool, a number or a string, as MLflow allows
-        correct, value, why = _verdict(name, result, threshold)
+        correct, value, why = _verdict(name, result, on)
         return verdict(name, asked, correct, value=value, explanation=why)
     metadata = dict(result.metadata) if result.metadata else {}
     if result.error is not None:  # a judge that failed: MLflow's error, recorded as the failure kind "error"
@@ -118,7 +110,7 @@ def _read(name: str, mlflow_name: str, asked: Ask, result: Any, threshold: float
             name, asked, False, value=value, explanation=explanation, metadata=metadata, failure_kind="error"
         )
     written = metadata.pop(FAILURE_KIND, None)
-    correct, value, why = _verdict(name, result.value, threshold)
+    correct, value, why = _verdict(name, result.value, on)
     kind: FailureKind | None = None
     if written in FAILURE_KINDS and value is not None:  # written by to_mlflow: the kind exactly as recorded
         kind, correct = written, False
@@ -134,22 +126,26 @@ class MlflowCall:
 
     `mlflow_scorer` is the MLflow scorer (what `to_mlflow` gives back in a round
     trip); `needs_label` says whether a row without a label is unscored without
-    asking it; `threshold` is the value at or above which a number is correct.
+    asking it; `scale` reads a number on the scorer's own scale (`kit.Scale`);
+    `each_answer` asks the scorer once per accepted answer (the kit's explicit
+    per-answer option) instead of handing it the label whole.
     """
 
-    __slots__ = ("mlflow_scorer", "name", "needs_label", "threshold")
+    __slots__ = ("each_answer", "mlflow_scorer", "name", "needs_label", "scale")
 
     mlflow_scorer: Scorer
     name: str
     needs_label: bool
-    threshold: float
+    scale: Scale
+    each_answer: bool
 
-    def __init__(self, mlflow_scorer: Scorer, name: str, needs_label: bool, threshold: float) -> None:
+    def __init__(self, mlflow_scorer: Scorer, name: str, needs_label: bool, on: Scale, each_answer: bool) -> None:
         _set = object.__setattr__
         _set(self, "mlflow_scorer", mlflow_scorer)
         _set(self, "name", name)
         _set(self, "needs_label", needs_label)
-        _set(self, "threshold", threshold)
+        _set(self, "scale", on)
+        _set(self, "each_answer", each_answer)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"an MLflow scorer call is immutable; cannot set {name!r}")
@@ -159,7 +155,7 @@ class MlflowCall:
 
     def __reduce__(self) -> tuple[Any, ...]:
         # pickled (to a Ray worker, a process pool) as what makes it again: the default sets the slots one by one
-        return (MlflowCall, (self.mlflow_scorer, self.name, self.needs_label, self.threshold))
+        return (MlflowCall, (self.mlflow_scorer, self.name, self.needs_label, self.scale, self.each_answer))
 
     def _run(self, inputs: Any, outputs: Any, expectations: Any, trace: Any) -> Any:
         return self.mlflow_scorer.run(  # type: ignore[no-untyped-call]  # MLflow's name-based call, with its timeout
@@ -167,31 +163,33 @@ class MlflowCall:
         )
 
     def __call__(self, item: Any, output: Any, label: Any) -> sb.Score:
-        """Score one output: the MLflow scorer on MLflow's own row (inside `to_mlflow`) or on one built here."""
-        name, mlflow_name, threshold = self.name, self.mlflow_scorer.name, self.threshold
+        """Score one output: the MLflow scorer on MLflow's own row (inside `to_mlflow`) or on the row as given."""
+        name, mlflow_name, on = self.name, self.mlflow_scorer.name, self.scale
         given = isinstance(label, Mapping)  # the expectations themselves
         if given:
-            asked = ask(name, output, None, needs_label=self.needs_label and not label)
+            asked = ask(name, output, None, needs_label=self.needs_label and not label, structured=True)
         else:
-            asked = ask(name, output, label, needs_label=self.needs_label)
+            asked = ask(name, output, label, needs_label=self.needs_label, structured=True)
         if not isinstance(asked, Ask):  # a finished Score: the output reported its failure, or no label
             return asked
 
         def read(result: Any) -> sb.Score:
-            return _read(name, mlflow_name, asked, result, threshold)
+            return _read(name, mlflow_name, asked, result, on)
 
         native = NATIVE.native(item, output, label)
         if native is not None:  # a scorer run by to_mlflow passed on what it read: MLflow's own row
             row = native
             done = judge(name, lambda: self._run(row.inputs, row.outputs, row.expectations, row.trace), read)
         elif given:
-            inputs, expectations = _inputs(name, item), dict(label)
-            done = judge(name, lambda: self._run(inputs, asked.text, expectations, None), read)
-        else:  # one reference per call, as MLflow's judges read one: any accepted answer will do
-            inputs = _inputs(name, item)
+            expectations = dict(label)
+            done = judge(name, lambda: self._run(item, output, expectations, None), read)
+        elif self.each_answer:  # the explicit option: one reference per call, the first correct verdict wins
             done = judge_each(
-                name, asked, lambda a: self._run(inputs, asked.text, {} if a is None else {LABEL_KEY: a}, None), read
+                name, asked, lambda a: self._run(item, output, {} if a is None else {LABEL_KEY: a}, None), read
             )
+        else:  # the row as it is: the label whole under the key MLflow's judges read, {} for none
+            expectations = {} if asked.label is None else {LABEL_KEY: asked.label}
+            done = judge(name, lambda: self._run(item, output, expectations, None), read)
         assert isinstance(done, sb.Score)  # MLflow's scorers are sync: judge gives the Score itself
         return done
 
@@ -205,61 +203,112 @@ def _options(mlflow_scorer: Scorer) -> dict[str, Any]:
     return {k: v for k, v in fields.items() if k not in _NOT_OPTIONS and v is not None}
 
 
+def _input_fields(mlflow_scorer: Scorer) -> list[str] | None:
+    """The names of the fields a judge or a built-in says it reads (`get_input_fields()`, from a judge's
+    template); None for a scorer that says nothing (a `@scorer` function, a Scorer subclass)."""
+    reader = getattr(mlflow_scorer, "get_input_fields", None)
+    if not callable(reader):
+        return None
+    try:
+        fields = reader()
+        return [str(field.name) for field in fields]
+    except Exception:  # a judge whose fields cannot be read: its call's signature says
+        return None
+
+
 def _needs_label(mlflow_scorer: Scorer) -> bool:
-    """True when the scorer reads `expectations` (Correctness, a @scorer taking them); False when it cannot."""
+    """Whether the scorer reads `expectations`, as MLflow says it: its own input fields (a judge's template: a
+    `make_judge` judge reads them only when its instructions name `{{ expectations }}`), else the parameters
+    `Scorer.run` hands it by name (a `@scorer` function's, a subclass's `__call__`; `**kwargs` is handed
+    nothing)."""
+    if isinstance(mlflow_scorer, NativeScorer):  # another name for MLflow's own scorer: it reads what that reads
+        return _needs_label(mlflow_scorer.native)
+    fields = _input_fields(mlflow_scorer)
+    if fields is not None:
+        return "expectations" in fields
     try:
         parameters = inspect.signature(mlflow_scorer.__call__).parameters
     except (TypeError, ValueError):
         return True
-    return "expectations" in parameters or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    return "expectations" in parameters
+
+
+def _declared_range(mlflow_scorer: Scorer) -> tuple[float, float] | None:
+    """The points a judge declares it gives: its `feedback_value_type` a `Literal` of numbers (1 to 5); None."""
+    if isinstance(mlflow_scorer, NativeScorer):
+        return _declared_range(mlflow_scorer.native)
+    try:
+        kind = getattr(mlflow_scorer, "feedback_value_type", None)
+    except Exception:
+        return None
+    if get_origin(kind) is not Literal:
+        return None
+    numbers = [v for v in get_args(kind) if is_number(v)]
+    if len(numbers) < 2 or len(numbers) != len(get_args(kind)):
+        return None
+    return (min(numbers), max(numbers))
 
 
 def from_mlflow(
     mlflow_scorer: Scorer,
     *,
     name: str | None = None,
-    threshold: float = 1.0,
+    threshold: float | None = None,
     needs_label: bool | None = None,
+    score_range: tuple[float, float] | None = None,
+    each_answer: bool = False,
 ) -> sb.Scorer:
     """Any MLflow GenAI scorer (a `@scorer` function, a `Scorer` subclass, a built-in, an LLM judge) as a Scorer.
 
     The scorer's `fn` is an `MlflowCall` whose `mlflow_scorer` is the scorer
     wrapped: `to_mlflow` gives that very scorer back (a round trip is an
-    identity), and inside `mlflow.genai.evaluate` a scorer of your own that
-    calls this one with the item, output and label `to_mlflow` handed it passes
-    on MLflow's own row (`inputs`, `outputs`, `expectations`, `trace`). From
-    anywhere else, each call builds the row MLflow would hand over, and runs
-    the scorer by `Scorer.run` (MLflow's name-based arguments and timeout):
+    identity, when nothing was renamed), and inside `mlflow.genai.evaluate` a
+    scorer of your own that calls this one with the item, output and label
+    `to_mlflow` handed it passes on MLflow's own row (`inputs`, `outputs`,
+    `expectations`, `trace`). From anywhere else, each call hands the scorer
+    the row as it is, by `Scorer.run` (MLflow's name-based arguments and
+    timeout):
 
-    - inputs: the item as a dict when it is a mapping; else {"input": its
-      text}; {} for None;
-    - outputs: the output's text by the protocol's rule (the string, or its
-      `answer`/`text` element; "" when it has none). An output that reports
-      its own failure kind, or has `ok` False, is recorded wrong for that
-      reason without calling the MLflow scorer;
-    - expectations: {"expected_response": answer}, the key MLflow's built-in
-      judges read; for a label of several accepted answers, the scorer is asked
-      once per answer and the first correct verdict wins. A label that is a
-      mapping is the expectations themselves ({"expected_facts": [...]});
+    - inputs: the item as it is (a dict, a string, None);
+    - outputs: the output as it is (a string, a chat-completion dict, a number,
+      None). An output that reports its own failure kind, or has `ok` False, is
+      recorded wrong for that reason without calling the MLflow scorer; a
+      wrong verdict about no output or blank text is recorded `parse_failure`;
+    - expectations: {"expected_response": label}, the key MLflow's built-in
+      judges read, with the label as it is (a list whole: a scorer that needs
+      every answer of it gives its own verdict); {} for no label, as MLflow
+      hands a row without one. A label that is a mapping is the expectations
+      themselves ({"expected_facts": [...]}). `each_answer=True` is the
+      per-answer option: the scorer is asked once per accepted answer, as
+      text, and the first correct verdict wins;
     - trace: None (there is none outside MLflow).
 
     needs_label: whether a row without a label is unscored without asking the
-    scorer. Default: True when the scorer reads `expectations` (Correctness, a
-    `@scorer` taking them), False when it cannot (RegexMatch, ResponseLength,
-    PIIDetection, Guidelines, Safety, RelevanceToQuery ...): those score every row.
+    scorer. Default: what MLflow says the scorer reads: a judge's or a
+    built-in's input fields (`get_input_fields()`: a `make_judge` judge reads
+    expectations only when its instructions name `{{ expectations }}`;
+    Correctness does, Guidelines, Safety, RegexMatch do not), else the
+    parameters `Scorer.run` hands a `@scorer` function or a subclass.
 
     What the scorer returns is read back: a Feedback's value by MLflow's own
-    rules (yes/no and bools to 1/0, numbers kept) and correct when it is worth
-    at least `threshold` (default 1.0); other grade words by the protocol's
-    grade mapping (C/I/P, pass/fail); any other value, or None, unscored. The
-    rationale is the explanation, the metadata kept. A Feedback with an
-    `error` (a judge that failed) is wrong with failure kind "error". For a
-    list of Feedbacks, the one named for the scorer, else the first. An
-    exception inside the scorer propagates with a note naming it.
+    rules (yes/no and bools to 1/0, numbers kept); other grade words by the
+    protocol's grade mapping (C/I/P, pass/fail); any other value, or None,
+    unscored. A number is read on the scorer's scale: a judge whose
+    `feedback_value_type` is a `Literal` of numbers (1 to 5) declares it
+    (`score_range=(low, high)` gives one), mapped onto 0-1; it is correct at
+    or above `threshold`, on that same scale (default: the top; 1.0 with no
+    range). A number outside 0-1 on no declared range is a
+    ScorerContractError naming the scorer. The rationale is the explanation,
+    the metadata kept. A Feedback with an `error` (a judge that failed) is
+    wrong with failure kind "error". For a list of Feedbacks, the one named
+    for the scorer, else the first. An exception inside the scorer propagates
+    with a note naming it.
     """
-    if isinstance(mlflow_scorer, ScorebridgeScorer):
-        made_from = mlflow_scorer.scorebridge_scorer
-        if mlflow_scorer.on_error == "raise" and name in (None, made_from.name):
+    if isinstance(mlflow_scorer, (ScorebridgeScorer, NativeScorer)):
+        is_ours = isinstance(mlflow_scorer, ScorebridgeScorer)
+        made_from = mlflow_scorer.scorebridge_scorer if is_ours else mlflow_scorer.made_from  # type: ignore[union-attr]
+        unnamed = mlflow_scorer.name == made_from.name and name in (None, made_from.name)
+        if mlflow_scorer.on_error == "raise" and unnamed:
             return made_from  # a round trip: the scorebridge scorer to_mlflow was given
     if not isinstance(mlflow_scorer, Scorer):
         hint = " (decorate it with mlflow.genai.scorers.scorer)" if callable(mlflow_scorer) else ""
@@ -271,15 +320,20 @@ def from_mlflow(
         )
     if name is None:
         name = mlflow_scorer.name
-    if not is_number(threshold) or not math.isfinite(float(threshold)):
-        raise ValueError(f"from_mlflow({name}): threshold must be a finite number; got {threshold!r:.80}")
+    on = scale(
+        f"from_mlflow({name})", _declared_range(mlflow_scorer) if score_range is None else score_range, threshold
+    )
     if needs_label is None:
         needs_label = _needs_label(mlflow_scorer)
     elif not isinstance(needs_label, bool):
         raise TypeError(f"from_mlflow({name}): needs_label must be True, False or None; got {needs_label!r:.80}")
-    call = MlflowCall(mlflow_scorer, name, needs_label, float(threshold))
+    if not isinstance(each_answer, bool):
+        raise TypeError(f"from_mlflow({name}): each_answer must be True or False; got {each_answer!r:.80}")
+    call = MlflowCall(mlflow_scorer, name, needs_label, on, each_answer)
     made: dict[str, Any] = {"recorded": True, "check_label": functools.partial(_check_label, name)}
     if _SCORER_TAKES_NEEDS_LABEL:  # the core's own flag, where it has one
         made["needs_label"] = needs_label
-    options = {**_options(mlflow_scorer), "threshold": float(threshold)}
+    options = {**_options(mlflow_scorer), **on.options()}
+    if each_answer:  # in the options only when given: a scorer's identity is unchanged without it
+        options["each_answer"] = True
     return sb.Scorer(name, call, options, **made)

@@ -12,6 +12,7 @@ import scorebridge as sb
 from scorebridge.kit import is_builtin
 
 from ._from_mlflow import MlflowCall
+from ._renamed import renamed
 from ._scorer import LABEL_KEY, Bridge, OnError, Reader, ScorebridgeScorer
 
 __all__ = ["to_mlflow"]
@@ -39,8 +40,13 @@ def to_mlflow(
     """A scorebridge scorer as an MLflow scorer, for `mlflow.genai.evaluate(data=..., scorers=[...])`.
 
     A scorer made by `from_mlflow(x)` gives back `x` itself (a round trip is an
-    identity), unless `name`, `item`, `output`, `label` or `on_error` ask for
-    something else.
+    identity) when nothing was renamed and nothing else is asked. Under another
+    name (given here, or to `from_mlflow`), with `on_error="record"`, other
+    `aggregations` or a `timeout`, it is x run by MLflow's own `Scorer.run`,
+    its values untouched, its feedback named as asked, x's aggregations,
+    description and pass rule kept unless given. With `item`, `output` or
+    `label` readers, the scorebridge scorer reads MLflow's row (below), x's
+    aggregations and description kept.
 
     MLflow calls the scorer once per row, by name, with or without `predict_fn`,
     in its thread pools; the scorer reads:
@@ -91,10 +97,17 @@ def to_mlflow(
         _check_reader(scorer.name, arg, reader)
     if label is None:
         label = LABEL_KEY
-    plain = name in (None, scorer.name) and item is None and output is None and label == LABEL_KEY
-    if isinstance(scorer.fn, MlflowCall) and plain and on_error == "raise" and aggregations is None and timeout is None:
-        return scorer.fn.mlflow_scorer  # made by from_mlflow: MLflow's own scorer, again
+    readers = item is not None or output is not None or label != LABEL_KEY
     fields: dict[str, Any] = {"name": name or scorer.name}
+    call = scorer.fn if isinstance(scorer.fn, MlflowCall) else None
+    if call is not None:  # made by from_mlflow: MLflow's own scorer
+        native = call.mlflow_scorer
+        asked = on_error != "raise" or aggregations is not None or timeout is not None
+        if not readers and not asked and fields["name"] == native.name:
+            return native  # nothing renamed, nothing asked: MLflow's own scorer, again
+        if not readers:
+            return renamed(scorer, native, fields["name"], on_error, aggregations, timeout)
+        fields.update(aggregations=native.aggregations, description=native.description)
     if aggregations is not None:
         fields["aggregations"] = list(aggregations)
     if timeout is not None:

@@ -9,24 +9,14 @@ from typing import Any, Final, NamedTuple
 
 from pydantic_core import to_jsonable_python
 from pydantic_evals import Case
-from pydantic_evals.evaluators import (
-    Contains,
-    Equals,
-    EqualsExpected,
-    EvaluationReason,
-    Evaluator,
-    EvaluatorContext,
-    HasMatchingSpan,
-    IsInstance,
-    LLMJudge,
-    MaxDuration,
-)
+from pydantic_evals.evaluators import Contains, EvaluationReason, Evaluator, EvaluatorContext
 from pydantic_evals.otel import SpanTreeRecordingError
 
 import scorebridge as sb
 from scorebridge import FAILURE_KINDS, FailureKind, ScorerContractError
 from scorebridge.kit import (
     Ask,
+    Scale,
     accepted_answers,
     ask,
     element,
@@ -35,12 +25,14 @@ from scorebridge.kit import (
     is_number,
     judge,
     label_is_missing,
+    scale,
     sync_and_async,
     verdict,
 )
 
 from ._keys import kind_key, value_key
 from ._native import NATIVE
+from ._reading import declared_range, is_fast, reads_label
 
 __all__ = ["EvaluatorCall", "call_of", "context", "from_pydantic_evals", "read_output", "reads_label"]
 
@@ -50,21 +42,6 @@ NO_SPANS: Final = (
 )
 OTHER_RESULTS: Final = "pydantic_evals_results"
 """The metadata key of the results an evaluator returned beside the one that gave the verdict."""
-
-_FAST: Final = frozenset({Equals, EqualsExpected, Contains, IsInstance, MaxDuration})
-_REFERENCE_FREE: Final = frozenset({Equals, Contains, IsInstance, MaxDuration, HasMatchingSpan})
-
-
-def reads_label(evaluator: Evaluator[Any, Any, Any]) -> bool:
-    """Whether an evaluator reads `ctx.expected_output`: False for the built-ins that never do (Equals,
-    Contains, IsInstance, MaxDuration, HasMatchingSpan, LLMJudge without include_expected_output); True for
-    EqualsExpected and for any evaluator of one's own (say otherwise with `needs_label=False`)."""
-    kind = type(evaluator)
-    if kind in _REFERENCE_FREE:
-        return False
-    if kind is LLMJudge:
-        return bool(evaluator.include_expected_output)  # type: ignore[attr-defined]
-    return True
 
 
 def _matches_everything(contains: Contains) -> bool:
@@ -88,18 +65,6 @@ def evaluator_spec(evaluator: Evaluator[Any, Any, Any]) -> dict[str, Any]:
         return {"name": spec.name, "arguments": to_jsonable_python(spec.arguments, serialize_unknown=True)}
     except Exception:  # an evaluator whose fields do not serialize: its class name at least
         return {"name": evaluator.get_serialization_name(), "arguments": None}
-
-
-def _finite_threshold(name: str, threshold: Any) -> float:
-    if not is_number(threshold):
-        raise TypeError(f"from_pydantic_evals({name}): threshold must be a number; got {threshold!r:.80}")
-    try:
-        number = float(threshold)
-    except (OverflowError, ValueError):
-        number = math.nan
-    if not math.isfinite(number):
-        raise ValueError(f"from_pydantic_evals({name}): threshold must be finite; got {threshold!r:.80}")
-    return number
 
 
 def _duration(item: Any) -> float:
@@ -205,15 +170,18 @@ class Read(NamedTuple):
 _SKIPPED: Final = Read(None, None, None, None, "the evaluator skipped the case (it returned {})", None)
 
 
-def read_output(name: str, default_name: str, raw: Any, threshold: float, result: str | None) -> Read:
+def read_output(name: str, default_name: str, raw: Any, on: Scale, result: str | None) -> Read:
     """What an evaluator returned, read as pydantic-evals reads it.
 
     `{}` is the library's skip: no verdict. A scalar is the result named
     `default_name`; of a mapping, `result` names the one that gives the
     verdict (one result: that one; written by `to_pydantic_evals`: the
-    assertion). An assertion is correct or wrong; a score is the value, correct
-    at or above `threshold`; a label is the outcome, with no verdict; an
-    EvaluationReason's reason is the explanation. Beside the verdict,
+    assertion). An assertion is correct or wrong; a score is the value (see
+    below); a label is the outcome, with no verdict; an
+    EvaluationReason's reason is the explanation. A score is read on the
+    evaluator's scale (`on`, `kit.Scale`): mapped onto 0-1 by its declared
+    range and correct at or above the threshold on that scale; with no range
+    declared, one outside 0-1 is a ScorerContractError. Beside the verdict,
     `NAME_value` and `NAME_failure_kind` (what `to_pydantic_evals` writes) give
     the value and the failure kind; any other results are kept in
     metadata["pydantic_evals_results"].
@@ -241,8 +209,7 @@ def read_output(name: str, default_name: str, raw: Any, threshold: float, result
     elif isinstance(value, str):
         correct, outcome = None, value
     else:
-        number = float(value)
-        correct = number >= threshold
+        correct, number = on.read(name, float(value))
     others: dict[str, Any] = {}
     for other, found in results.items():
         if other == key:
@@ -285,24 +252,24 @@ class EvaluatorCall:
     label (`kit.sync_and_async` makes the Scorer's fn of it). `evaluator` is the pydantic-evals Evaluator (what
     `to_pydantic_evals` gives back in a round trip). Frozen."""
 
-    __slots__ = ("default_name", "evaluator", "is_async", "name", "needs_label", "result", "threshold")
+    __slots__ = ("default_name", "evaluator", "is_async", "name", "needs_label", "result", "scale")
 
     evaluator: Evaluator[Any, Any, Any]
     name: str
     default_name: str
-    threshold: float
+    scale: Scale
     result: str | None
     needs_label: bool
     is_async: bool
 
     def __init__(
-        self, evaluator: Evaluator[Any, Any, Any], name: str, threshold: float, result: str | None, needs: bool
+        self, evaluator: Evaluator[Any, Any, Any], name: str, on: Scale, result: str | None, needs: bool
     ) -> None:
         _set = object.__setattr__
         _set(self, "evaluator", evaluator)
         _set(self, "name", name)
         _set(self, "default_name", evaluator.get_default_evaluation_name())
-        _set(self, "threshold", threshold)
+        _set(self, "scale", on)
         _set(self, "result", result)
         _set(self, "needs_label", needs)
         _set(self, "is_async", is_async(evaluator.evaluate))
@@ -311,7 +278,7 @@ class EvaluatorCall:
         raise AttributeError(f"a pydantic-evals evaluator call is immutable; cannot set {name!r}")
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.evaluator, self.name, self.threshold, self.result, self.needs_label))
+        return (type(self), (self.evaluator, self.name, self.scale, self.result, self.needs_label))
 
     def __repr__(self) -> str:
         return f"<pydantic-evals evaluator {self.name}>"
@@ -337,7 +304,7 @@ class EvaluatorCall:
         return judge(name, lambda: evaluate(ctx), functools.partial(self._read, asked, structured))
 
     def _read(self, asked: Ask, structured: bool, raw: Any) -> sb.Score:
-        read = read_output(self.name, self.default_name, raw, self.threshold, self.result)
+        read = read_output(self.name, self.default_name, raw, self.scale, self.result)
         if read.outcome is not None or structured:
             # a label is the outcome; a structured output has no text to be one
             return verdict(
@@ -371,10 +338,11 @@ def call_of(scorer: sb.Scorer) -> EvaluatorCall | None:
 def from_pydantic_evals(
     evaluator: Evaluator[Any, Any, Any],
     *,
-    threshold: float = 1.0,
+    threshold: float | None = None,
     name: str | None = None,
     result: str | None = None,
     needs_label: bool | None = None,
+    score_range: tuple[float, float] | None = None,
 ) -> sb.Scorer:
     """Any pydantic-evals Evaluator (`EqualsExpected()`, `Contains(...)`, `LLMJudge(...)`, your own) as a Scorer.
 
@@ -392,8 +360,12 @@ def from_pydantic_evals(
 
     What the evaluator returns is read as pydantic-evals reads it
     (`read_output`): an assertion (bool) is correct or wrong; a score (a
-    number) is partial credit, its value, correct when at or above
-    `threshold` (default 1.0), as DSPy's metrics are read; a label (a string)
+    number) is partial credit on the evaluator's scale: its `score_range`
+    (GEval declares one, 1 to 5 by default; `score_range=(low, high)` gives one
+    for an evaluator that declares none) maps it onto 0-1, and it is correct
+    at or above `threshold`, on that same scale (default: the top, full
+    marks; 1.0 with no range). With no range, a score outside 0-1 is a
+    ScorerContractError naming the scorer, never a value of 3; a label (a string)
     is the outcome, with no verdict (unscored); an `EvaluationReason`'s reason
     is the explanation; `{}` is the library's skip (unscored). Else the
     outcome is the output's text, as `exact()` records it (`kit.verdict`'s
@@ -407,15 +379,18 @@ def from_pydantic_evals(
     False) is recorded wrong for that reason without asking the evaluator; a
     wrong verdict about an empty output, or NOT_IN_DOCUMENT, gets the kind
     pre-sorting gives it (parse_failure, not_in_document). With no label, an
-    evaluator that needs one (`needs_label`, default: `reads_label(evaluator)`)
-    is not asked and the Score is unscored; the reference-free ones are asked
-    with `expected_output=None`. An exception inside the evaluator propagates
-    unchanged, with a note naming the scorer.
+    evaluator that needs one (`needs_label`, default: `reads_label(evaluator)`,
+    read from its code and fields: whether it reads `ctx.expected_output`)
+    is not asked and the Score is unscored; the others (Equals, Contains,
+    GEval, the agentic evaluators, one of your own that never reads it) are
+    asked with `expected_output=None`. An exception inside the evaluator
+    propagates unchanged, with a note naming the scorer.
 
-    The scorer is async when the evaluator's `evaluate` is (LLMJudge), so
-    `ascore_many`, Inspect AI and `abenchmark` await it; the deterministic
-    built-ins are `fast`. Its name is `name`, else the evaluator's evaluation
-    name (`EqualsExpected`, or its `evaluation_name`).
+    The scorer is async when the evaluator's `evaluate` is (LLMJudge, GEval),
+    so `ascore_many`, Inspect AI and `abenchmark` await it; pydantic-evals' own
+    sync evaluators, which it runs inline, are `fast`; a sync evaluator of your
+    own may block, and is not. Its name is `name`, else the evaluator's
+    evaluation name (`EqualsExpected`, or its `evaluation_name`).
 
     Round trip: an evaluator made by `to_pydantic_evals(s)` gives back `s`
     itself, unless a `name` other than `s.name` is given or it records errors.
@@ -431,7 +406,8 @@ def from_pydantic_evals(
         name = evaluator.get_default_evaluation_name()
     if not isinstance(name, str) or not name.strip():
         raise ValueError(f"from_pydantic_evals: name must be a non-blank string; got {name!r:.80}")
-    number = _finite_threshold(name, threshold)
+    given = declared_range(evaluator) if score_range is None else score_range
+    on = scale(f"from_pydantic_evals({name})", given, threshold)
     if type(evaluator) is Contains and _matches_everything(evaluator):
         raise ValueError(
             f"from_pydantic_evals({name}): Contains(value={evaluator.value!r}) is true for every text output (the "
@@ -445,9 +421,9 @@ def from_pydantic_evals(
             f"from_pydantic_evals({name}): needs_label must be True, False or None; got {needs_label!r:.80}"
         )
     needs = reads_label(evaluator) if needs_label is None else needs_label
-    call = EvaluatorCall(evaluator, name, number, result, needs)
-    options: dict[str, Any] = {"evaluator": evaluator_spec(evaluator), "threshold": number}
+    call = EvaluatorCall(evaluator, name, on, result, needs)
+    options: dict[str, Any] = {"evaluator": evaluator_spec(evaluator), **on.options()}
     if result is not None:
         options["result"] = result
     fn = sync_and_async(call, is_async=call.is_async)
-    return sb.Scorer(name, fn, options, recorded=True, fast=type(evaluator) in _FAST, needs_label=needs)
+    return sb.Scorer(name, fn, options, recorded=True, fast=is_fast(evaluator), needs_label=needs)

@@ -7,7 +7,8 @@ Only options that ask for something else wrap the original: another name, or
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import inspect
+from collections.abc import Awaitable
 from dataclasses import InitVar, dataclass
 from typing import Any
 
@@ -17,6 +18,7 @@ import scorebridge as sb
 from scorebridge.kit import note_scorer, raised_score
 
 from ._from_pydantic_evals import call_of
+from ._reading import is_fast, reads_label
 from ._to_pydantic_evals import OnError, ScorerEvaluator, evaluator_output
 
 __all__ = ["NativeEvaluator", "evaluator_again", "scorer_again"]
@@ -24,9 +26,19 @@ __all__ = ["NativeEvaluator", "evaluator_again", "scorer_again"]
 
 @dataclass(repr=False)
 class NativeEvaluator(Evaluator[Any, Any, Any]):
-    """pydantic-evals' evaluator `evaluator`, its results named `name` (a scalar result) and its exceptions
+    """pydantic-evals' evaluator `evaluator`, its scalar result named `name` and its exceptions
     recorded as wrong Scores of kind "error" with `on_error="record"`; what `to_pydantic_evals` gives for a
-    `from_pydantic_evals(x, name=...)` scorer, or with `on_error="record"`."""
+    `from_pydantic_evals(x, name=...)` scorer, or with `on_error="record"`.
+
+    To pydantic-evals it is `evaluator`: its spec and serialization arguments
+    (a saved dataset names and loads the wrapped evaluator), its version
+    (`get_evaluator_version`, which online sinks filter on) and its attributes
+    (`.query`, `.rubric`, ...) are the wrapped evaluator's. `evaluate` and
+    `evaluate_async` agree: both give what the wrapped evaluator gives (a
+    scalar result is named `name` by pydantic-evals, from
+    `get_default_evaluation_name`) and apply `on_error`, whether the wrapped
+    evaluator is sync or async.
+    """
 
     evaluator: Evaluator[Any, Any, Any]
     name: str
@@ -36,29 +48,60 @@ class NativeEvaluator(Evaluator[Any, Any, Any]):
     def __post_init__(self, made_from: sb.Scorer | None) -> None:
         self._scorer = made_from
 
+    def __getattr__(self, attr: str) -> Any:
+        # only called for what this wrapper lacks: the wrapped evaluator's own fields and methods
+        if attr.startswith("__") or attr in ("evaluator", "_scorer"):
+            raise AttributeError(attr)
+        return getattr(self.evaluator, attr)
+
     def get_default_evaluation_name(self) -> str:
         return self.name
+
+    def get_evaluator_version(self) -> str | None:
+        return self.evaluator.get_evaluator_version()
 
     def as_spec(self) -> EvaluatorSpec:
         """The wrapped evaluator's own spec: a saved dataset names pydantic-evals' evaluator, and loads it."""
         return self.evaluator.as_spec()
 
-    def _named(self, out: Any) -> Any:
-        return out if isinstance(out, Mapping) else {self.name: out}
+    def build_serialization_arguments(self) -> dict[str, Any]:
+        return self.evaluator.build_serialization_arguments()
+
+    def _scorebridge_reads_label(self) -> bool:
+        return reads_label(self.evaluator)
+
+    def _scorebridge_fast(self) -> bool:
+        return is_fast(self.evaluator)
+
+    def _failed(self, exc: Exception, ctx: EvaluatorContext[Any, Any, Any]) -> Any:
+        if self.on_error == "raise":
+            note_scorer(exc, self.name)
+            raise exc
+        needs = self._scorer.needs_label if self._scorer is not None else reads_label(self.evaluator)
+        raised = raised_score(self.name, exc, ctx.expected_output, needs_label=needs)
+        return evaluator_output(raised, self.name, True)
+
+    async def _finish(self, pending: Awaitable[Any], ctx: EvaluatorContext[Any, Any, Any]) -> Any:
+        try:
+            return await pending
+        except Exception as exc:
+            return self._failed(exc, ctx)
 
     def evaluate(self, ctx: EvaluatorContext[Any, Any, Any]) -> Any:
-        return self.evaluator.evaluate(ctx)
+        """The wrapped evaluator's `evaluate`, its exceptions as `on_error` says (an awaitable when the wrapped
+        one gives one)."""
+        try:
+            out = self.evaluator.evaluate(ctx)
+        except Exception as exc:
+            return self._failed(exc, ctx)
+        if inspect.isawaitable(out):
+            return self._finish(out, ctx)
+        return out
 
     async def evaluate_async(self, ctx: EvaluatorContext[Any, Any, Any]) -> Any:
-        try:
-            return self._named(await self.evaluator.evaluate_async(ctx))
-        except Exception as exc:
-            if self.on_error == "raise":
-                note_scorer(exc, self.name)
-                raise
-            needs = self._scorer.needs_label if self._scorer is not None else True
-            raised = raised_score(self.name, exc, ctx.expected_output, needs_label=needs)
-            return evaluator_output(raised, self.name, True)
+        """What `Dataset.evaluate` awaits: the wrapped evaluator's `evaluate_async` (its own way of running),
+        its exceptions as `on_error` says."""
+        return await self._finish(self.evaluator.evaluate_async(ctx), ctx)
 
 
 def evaluator_again(scorer: sb.Scorer, on_error: OnError) -> Evaluator[Any, Any, Any] | None:

@@ -106,6 +106,12 @@ class ScorerEvaluator(Evaluator[Any, Any, Any]):
             arguments["value"] = False
         return arguments
 
+    def _scorebridge_reads_label(self) -> bool:
+        return self._scorer.needs_label
+
+    def _scorebridge_fast(self) -> bool:
+        return self._scorer.fast
+
     def _failed(self, exc: Exception, label: Any) -> sb.Score:
         if self.on_error == "raise":
             note_scorer(exc, self.scorer)
