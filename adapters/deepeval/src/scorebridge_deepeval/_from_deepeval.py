@@ -17,10 +17,10 @@ from scorebridge.kit import (
     OptionsError,
     ScorerContractError,
     ask,
-    is_number,
     judge,
     judge_each,
     options_of,
+    points,
     recording,
     sync_and_async,
     verdict,
@@ -108,12 +108,10 @@ class DeepevalCall:
                            failure_kind="error")  # fmt: skip
         if metric.skipped or metric.score is None:
             return verdict(self.name, asked, None, explanation=metric.reason)
-        score = metric.score
-        if isinstance(score, bool) or not is_number(score) or not 0 <= float(score) <= 1:
-            raise ScorerContractError(f"{self.name}: a deepeval score is 0-1; the metric gave {score!r:.80}")
+        value = points(self.name, metric.score)  # deepeval's scores are 0-1; another is a contract error
         success = metric.success if metric.success is not None else metric.is_successful()
         correct = None if success is None else bool(success)
-        return verdict(self.name, asked, correct, value=float(score), explanation=metric.reason)
+        return verdict(self.name, asked, correct, value=value, explanation=metric.reason)
 
 
 def from_deepeval(
