@@ -33,6 +33,7 @@ def from_openai_grader(
     grader: Grader | None = None,
     embed: Embed | None = None,
     timeout: float = DEFAULT_TIMEOUT,
+    label_field: str = "reference",
 ) -> Scorer:
     """A Scorer of an OpenAI grader spec: a mapping, or the path of a JSON file holding one.
 
@@ -43,12 +44,19 @@ def from_openai_grader(
     - `embed`: for `text_similarity` with `cosine`: a function of a text
       returning its embedding;
     - `timeout`: seconds a `python` grader may run on one row before the row is
-      an `error` (its process killed).
+      an `error` (its process killed);
+    - `label_field`: the item field a row's label is offered as, to templates
+      and to a python grader's `item` (`"reference"`: `{{item.reference}}`; an
+      exported eval whose templates read `{{item.reference_answer}}` says
+      `label_field="reference_answer"`, and then runs alike in a harness that
+      hands the label apart, Inspect's target, TRL's solution column). An item
+      that has the field already keeps its own value.
 
     The Scorer's name is the spec's `name`, its options the spec itself (so
     `-S pass_threshold=0.8` and `with_options` change a field). It needs no label:
-    the spec's templates read what they read, and a row's label is offered to
-    them as `item.reference` (when the item has no field of that name).
+    the spec's templates read what they read, a row's label among them as
+    `item.<label_field>`. `grader`, `embed`, `timeout` and `label_field` are
+    kept when `with_options` makes it again, and are not among its options.
 
     A row is correct when its score reaches `pass_threshold` (for
     `text_similarity`, `score_model`, `python` and `multi`; without one, when
@@ -69,6 +77,8 @@ def from_openai_grader(
     _spec.check(data)
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < float("inf"):
         raise ValueError(f"from_openai_grader: timeout must be a number of seconds above 0; got {timeout!r}")
+    if not isinstance(label_field, str) or not label_field:
+        raise TypeError(f"from_openai_grader: label_field must be a field name; got {label_field!r}")
     name = data["name"]
 
     def make(sub: Mapping[str, Any], at: str) -> Callable[[Row], Result]:
@@ -91,7 +101,7 @@ def from_openai_grader(
         asked = ask(name, output, label, needs_label=False, read_label=False, structured=True)
         if not isinstance(asked, Ask):
             return asked  # an output that reports its own failure
-        row = Row(name, item_namespace(name, item, asked.label), sample_namespace(asked))
+        row = Row(name, item_namespace(name, item, asked.label, label_field), sample_namespace(asked))
         try:
             result = run(row)
         except _graders.SampleParse as exc:
@@ -110,7 +120,7 @@ def from_openai_grader(
         return verdict(name, asked, correct, value=value, explanation=result.why, metadata=metadata)
 
     def factory(**changed: Any) -> Scorer:
-        return from_openai_grader(changed, grader=grader, embed=embed, timeout=timeout)
+        return from_openai_grader(changed, grader=grader, embed=embed, timeout=timeout, label_field=label_field)
 
     return Scorer(name, body, data, factory=factory, recorded=True, needs_label=False)
 
@@ -128,10 +138,10 @@ def _unit(spec: Mapping[str, Any], score: float) -> float:
     return (score - low) / (high - low)
 
 
-def item_namespace(scorer_name: str, item: Any, label: Any) -> dict[str, Any]:
+def item_namespace(scorer_name: str, item: Any, label: Any, label_field: str = "reference") -> dict[str, Any]:
     """The `item` namespace of a row: a mapping item's fields (a string item as `input`), and the label.
 
-    The label is `item.reference` unless the item has a field of that name. An
+    The label is `item.<label_field>` unless the item has a field of that name. An
     item that is neither a mapping, a string nor missing (an object) is read as
     its attributes (`vars`); one with none is a ScorerContractError naming the scorer.
     """
@@ -149,8 +159,8 @@ def item_namespace(scorer_name: str, item: Any, label: Any) -> dict[str, Any]:
         raise ScorerContractError(
             f"{scorer_name}: the item must be a mapping of fields or a string (its input); got {type(item).__name__}"
         )
-    if label is not None and "reference" not in fields:
-        fields["reference"] = label
+    if label is not None and label_field not in fields:
+        fields[label_field] = label
     jsonable: dict[str, Any] = _jsonable(fields)
     return jsonable
 
