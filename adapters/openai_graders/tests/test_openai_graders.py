@@ -345,3 +345,10 @@ def test_inspect_scores_samples_with_a_spec_scorer() -> None:
     assert log.results is not None
     [accuracy] = [m.value for s in log.results.scores for k, m in s.metrics.items() if k == "accuracy"]
     assert accuracy == 0.75  # ilike: rome is Rome; Quito is not Lima
+
+
+def test_label_field_offers_the_label_under_the_field_an_exported_eval_reads() -> None:
+    scorer = from_openai_grader(check("eq", "{{item.reference_answer}}"), label_field="reference_answer")
+    assert scorer("Capital of France?", "Paris", "Paris").correct is True  # a harness's label, apart from the item
+    own = {"question": "Capital of France?", "reference_answer": "Paris"}
+    assert scorer(own, "Paris", "Lyon").correct is True  # the item's own field wins over the label

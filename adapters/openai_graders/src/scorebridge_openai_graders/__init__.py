@@ -10,6 +10,7 @@ each type and what is faithful to OpenAI's documentation.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -22,6 +23,8 @@ from ._graders import Embed, Grader, Result, Row
 from ._spec import SpecError
 
 __all__ = ["DEFAULT_TIMEOUT", "SpecError", "from_openai_grader", "item_namespace", "sample_namespace"]
+
+_JSON_STARTS = frozenset('{["-0123456789tfn')
 
 DEFAULT_TIMEOUT = 120.0
 """Seconds a python grader's `grade` may run on one row: OpenAI's limit was 2 minutes."""
@@ -183,9 +186,9 @@ def sample_namespace(asked: Ask) -> dict[str, Any]:
         text = json.dumps(output_json, ensure_ascii=False)
     else:
         text = asked.text
-        try:
-            output_json = json.loads(text)
-        except ValueError:
-            output_json = _graders.NOT_JSON
+        output_json = _graders.NOT_JSON
+        if text.lstrip()[:1] in _JSON_STARTS:  # text no JSON can be is not parsed (a row's time went on it)
+            with contextlib.suppress(ValueError):
+                output_json = json.loads(text)
     choice = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
     return {"output_text": text, "output_json": output_json, "choices": [choice]}

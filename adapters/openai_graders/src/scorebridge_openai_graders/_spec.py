@@ -7,6 +7,7 @@ row is scored, as OpenAI's `graders.validate` refused it.
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import math
 import re
@@ -250,12 +251,18 @@ def fields(at: str, template: str) -> list[Path_]:
     return [field(at, m.group(1).strip()) for m in _TEMPLATE.finditer(template)]
 
 
+@functools.lru_cache(maxsize=4096)
+def _parsed(expression: str) -> Path_:
+    """`field` of a template checked when its scorer was made, parsed once (a row's time went on it)."""
+    return field("", expression)
+
+
 def render(template: str, lookup: Callable[[Path_, str], Any]) -> str:
     """The template with each `{{field}}` replaced: text as it is, any other value as JSON."""
 
     def one(match: re.Match[str]) -> str:
         expression = match.group(1).strip()
-        value = lookup(field("", expression), expression)
+        value = lookup(_parsed(expression), expression)
         return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
     return _TEMPLATE.sub(one, template)
