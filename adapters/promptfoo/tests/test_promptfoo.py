@@ -83,14 +83,34 @@ def test_from_promptfoo_reads_a_grading_result() -> None:
     assert (score.correct, score.value, score.explanation) == (True, 0.5, "checked")
 
 
-@pytest.mark.parametrize(("result", "correct", "value"), [(True, True, 1.0), (False, False, 0.0), (0.25, True, 0.25)])
-def test_from_promptfoo_reads_a_bool_or_a_number_as_promptfoo_does(result: Any, correct: bool, value: float) -> None:
+@pytest.mark.parametrize(
+    ("result", "correct", "value"), [(True, True, 1.0), (False, False, 0.0), (1, True, 1.0), (0.25, False, 0.25)]
+)
+def test_from_promptfoo_reads_a_bool_or_a_number_as_points(result: Any, correct: bool, value: float) -> None:
+    # a number is points: 0.25 is partial credit, wrong, as every reverse adapter records it (promptfoo passes it)
     score = from_promptfoo(lambda output, context: result, name="plain")("q", "x", "y")
     assert (score.correct, score.value) == (correct, value)
 
 
 def test_a_round_trip_gives_the_assertion_back() -> None:
     assert to_promptfoo(from_promptfoo(get_assert)) is get_assert
+
+
+def test_a_round_trip_gives_the_scorer_back() -> None:
+    scorer = sb.exact()
+    assert from_promptfoo(to_promptfoo(scorer)) is scorer
+
+
+def test_from_promptfoo_leaves_a_row_without_a_label_unscored_unasked() -> None:
+    asked = []
+
+    def get_assert(output: str, context: dict[str, Any]) -> bool:
+        asked.append(output)
+        return True
+
+    assert from_promptfoo(get_assert)("q", "Paris", None).correct is None
+    assert asked == []
+    assert from_promptfoo(get_assert, needs_label=False)("q", "Paris", None).correct is True
 
 
 def test_the_writer_writes_an_assertion_file_of_a_named_scorer(

@@ -128,13 +128,13 @@ def assertion(target: str, *, item: str = "item", label: str = "label") -> GetAs
 class _Call:
     """The body of `from_promptfoo`: the promptfoo assertion called with the output and a context of vars."""
 
-    __slots__ = ("get_assert", "label", "name")
+    __slots__ = ("get_assert", "label", "name", "needs_label")
 
-    def __init__(self, get_assert: GetAssert, name: str, label: str) -> None:
-        self.get_assert, self.name, self.label = get_assert, name, label
+    def __init__(self, get_assert: GetAssert, name: str, label: str, needs_label: bool) -> None:
+        self.get_assert, self.name, self.label, self.needs_label = get_assert, name, label, needs_label
 
     def __call__(self, item: Any, output: Any, label: Any) -> Score | Any:
-        asked = ask(self.name, output, label, needs_label=False, read_label=False)
+        asked = ask(self.name, output, label, needs_label=self.needs_label, read_label=False)
         if not isinstance(asked, Ask):
             return asked
         fields = dict(item) if isinstance(item, Mapping) else {"item": item}
@@ -145,11 +145,11 @@ class _Call:
 
 
 def _verdict(name: str, asked: Ask, result: Any) -> Score:
-    """promptfoo's result read: a bool, a number (pass when above 0, as promptfoo reads it), or a grading result."""
+    """promptfoo's result read: a bool, a number (its points: correct at 1), or a grading result (its `pass`)."""
     if isinstance(result, bool):
         return verdict(name, asked, result)
     if isinstance(result, (int, float)):
-        return verdict(name, asked, result > 0, value=float(result))
+        return verdict(name, asked, result >= 1, value=float(result))
     if isinstance(result, Mapping) and "pass" in result:
         value = result.get("score")
         points = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
@@ -162,22 +162,28 @@ def from_promptfoo(
     *,
     name: str | None = None,
     label: str = "label",
+    needs_label: bool = True,
     on_error: Literal["raise", "record"] = "raise",
 ) -> Scorer:
     """A Scorer of a promptfoo Python assertion function, `get_assert(output, context)`.
 
     It is called with the output's text and a context whose `vars` are the item's
     fields (an item that is not a mapping as `vars["item"]`) and the label as
-    `vars[label]`. Its result is read as promptfoo reads it: True/False; a number,
-    passing when above 0, its value the number; a grading result's `pass`,
-    `score` and `reason`. It needs no label (an assertion reads what it reads).
+    `vars[label]`. Its result: True/False; a number, its points, correct at 1
+    and partial credit below (promptfoo itself passes any number above 0 when the
+    assertion has no threshold); a grading result's `pass`, `score` and `reason`.
+    A row with no label is unscored and the assertion is not asked, unless
+    `needs_label=False` (an assertion that reads no label: a format check).
+    A Scorer of `to_promptfoo`'s assertion is that scorer again.
     The Scorer's name is `name`, else the function's; its options are the
     function's qualified name, so two assertions of one name are one identity.
     """
+    if isinstance(get_assert, _Assertion):
+        return get_assert.scorer
     if not callable(get_assert):
         raise TypeError(f"from_promptfoo: get_assert must be callable; got {type(get_assert).__name__}")
     scorer_name = name or getattr(get_assert, "__name__", None) or type(get_assert).__name__
-    call = _Call(get_assert, scorer_name, label)
-    body = recording(scorer_name, call, on_error, needs_label=False)
+    call = _Call(get_assert, scorer_name, label, needs_label)
+    body = recording(scorer_name, call, on_error, needs_label=needs_label)
     options = {"assertion": f"{getattr(get_assert, '__module__', '?')}.{getattr(get_assert, '__qualname__', '?')}"}
-    return Scorer(scorer_name, sync_and_async(body, is_async=False), options, recorded=True, needs_label=False)
+    return Scorer(scorer_name, sync_and_async(body, is_async=False), options, recorded=True, needs_label=needs_label)
