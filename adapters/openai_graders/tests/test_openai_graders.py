@@ -352,3 +352,14 @@ def test_label_field_offers_the_label_under_the_field_an_exported_eval_reads() -
     assert scorer("Capital of France?", "Paris", "Paris").correct is True  # a harness's label, apart from the item
     own = {"question": "Capital of France?", "reference_answer": "Paris"}
     assert scorer(own, "Paris", "Lyon").correct is True  # the item's own field wins over the label
+
+
+def test_score_model_takes_an_async_grader_too() -> None:
+    grader = FakeGrader('{"result": 5}', asynchronous=True)
+    assert from_openai_grader(SCORE_MODEL, grader=grader)("q", "Paris", "Paris").value == 1.0
+
+
+def test_a_multi_grader_hands_its_model_sub_grader_the_grader() -> None:
+    spec = {**MULTI, "graders": {**MULTI["graders"], "judge": SCORE_MODEL}, "calculate_output": "same * 0 + judge / 5"}
+    score = from_openai_grader(spec, grader=FakeGrader('{"result": 4}'))("q", "Paris", "Paris")
+    assert score.value == 0.8  # the judge's score on its own scale, as OpenAI's formulas read it
