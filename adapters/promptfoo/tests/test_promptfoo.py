@@ -138,6 +138,15 @@ def _promptfoo() -> str | None:
     return os.environ.get("SCOREBRIDGE_PROMPTFOO") or shutil.which("promptfoo")
 
 
+def _no_network() -> list[str]:
+    """`unshare -n`: a network namespace with no way out, where the machine allows one (root on Linux), else []."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        return []
+    done = subprocess.run([unshare, "-n", "true"], capture_output=True, check=False)
+    return [unshare, "-n"] if done.returncode == 0 else []
+
+
 CITIES = ["Paris", "Rome", "Madrid", "Lima", "Oslo"]
 
 
@@ -178,7 +187,8 @@ def test_promptfoo_eval_passes_the_rows_scorebridge_counts_correct(tmp_path: Pat
         "PROMPTFOO_DISABLE_SHARING": "1",
         "PROMPTFOO_DISABLE_REMOTE_GENERATION": "true",
     }
-    command = [str(_promptfoo()), "eval", "-c", "promptfooconfig.yaml", "-o", "out.json", "--no-cache"]
+    # offline: in a namespace with no network where the machine allows it, so nothing can leave it
+    command = [*_no_network(), str(_promptfoo()), "eval", "-c", "promptfooconfig.yaml", "-o", "out.json", "--no-cache"]
     done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=280, check=False)
     assert (tmp_path / "out.json").exists(), done.stdout[-2000:] + done.stderr[-2000:]
     stats = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))["results"]["stats"]
