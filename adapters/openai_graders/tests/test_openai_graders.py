@@ -363,3 +363,17 @@ def test_a_multi_grader_hands_its_model_sub_grader_the_grader() -> None:
     spec = {**MULTI, "graders": {**MULTI["graders"], "judge": SCORE_MODEL}, "calculate_output": "same * 0 + judge / 5"}
     score = from_openai_grader(spec, grader=FakeGrader('{"result": 4}'))("q", "Paris", "Paris")
     assert score.value == 0.8  # the judge's score on its own scale, as OpenAI's formulas read it
+
+
+@pytest.mark.parametrize(
+    ("metric", "value"),
+    [
+        ("gleu", 9 / 18),  # min of n-gram precision and recall over 1..4-grams: 5 + 3 + 1 + 0 of 6 + 5 + 4 + 3
+        ("rouge_1", 5 / 6),  # 5 of 6 words both ways
+        ("rouge_2", 3 / 5),  # 3 of 5 bigrams: "the cat", "on the", "the mat"
+        ("rouge_5", 0.0),  # no 5-gram in common
+    ],
+)
+def test_the_other_metrics_give_their_hand_computed_values(metric: str, value: float) -> None:
+    score = from_openai_grader(similarity(metric))("q", "the cat is on the mat", "the cat sat on the mat")
+    assert score.value == pytest.approx(value)
