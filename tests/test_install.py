@@ -27,9 +27,11 @@ HARNESSES = {
     "mlflow": "mlflow",
     "pydantic-evals": "pydantic-evals",
     "langsmith": "langsmith",
+    "openai-graders": "rapidfuzz",
 }
-# What an extra brings beside its harness: the langsmith extra brings openevals' evaluators too.
-COMPANIONS = {"anyio", "openevals"}
+# What an extra brings beside its harness: the langsmith extra brings openevals' evaluators too; the openai-graders
+# extra brings the metrics' libraries (rapidfuzz is listed above as its "harness").
+COMPANIONS = {"anyio", "openevals", "sacrebleu", "rouge-score", "nltk"}
 # Out of `all`: TRL needs torch, which the package index serves as a CUDA build of several GB; deepeval brings
 # pytest plugins of its own (its runner, pytest-asyncio) into every pytest of an environment it is installed in.
 OUTSIDE_ALL = {"trl": "trl", "deepeval": "deepeval"}
@@ -64,6 +66,8 @@ def test_the_wheel_holds_every_import_package_typed(wheel: zipfile.ZipFile) -> N
         "scorebridge_rl",
         "scorebridge_langsmith",
         "scorebridge_deepeval",
+        "scorebridge_openai_graders",
+        "scorebridge_promptfoo",
     }
     assert {f"{top}/py.typed" for top in tops} <= set(wheel.namelist())
 

@@ -41,7 +41,8 @@ def _sources(folder: Path) -> list[Path]:
 
 
 def test_there_are_adapters_to_check() -> None:
-    assert {"scorebridge_inspect", "scorebridge_dspy", "pytest_scorebridge", "scorebridge_ray"} <= ADAPTERS.keys()
+    expected = {"scorebridge_inspect", "scorebridge_dspy", "pytest_scorebridge", "scorebridge_ray"}
+    assert expected | {"scorebridge_openai_graders", "scorebridge_promptfoo"} <= ADAPTERS.keys()
 
 
 @pytest.mark.parametrize("adapter", sorted(ADAPTERS))
