@@ -378,3 +378,18 @@ def test_no_stretch_longer_than_twice_the_timeout_passes_without_a_row_written(f
     scoring.communicate(timeout=60)
     assert scoring.returncode == 0 and len(whole_rows(folder / "scored.jsonl")) == 100
     assert max(b - a for a, b in itertools.pairwise(grew)) < 2 * 1
+
+
+def test_after_a_ctrl_c_the_progress_line_says_interrupted_not_done(folder: Path) -> None:
+    # After a signal the progress line's last word was "done in ...", as if every row had been scored.
+    (folder / "data.jsonl").write_text(rows(100), encoding="utf-8")
+    scoring = start(
+        "data.jsonl", "--scorer", "mine.py@tenth", "--concurrency", "1", "--out", "scored.jsonl",
+        "--progress-interval", "0.2",
+    )  # fmt: skip
+    wait_for_calls(folder, 12)  # past the progress line's half-second delay: lines are printed
+    scoring.send_signal(signal.SIGINT)
+    _, err = scoring.communicate(timeout=60)
+    progress = [line for line in err.splitlines() if line.startswith("scoring")]
+    assert progress and "interrupted after" in progress[-1]
+    assert "done in" not in err

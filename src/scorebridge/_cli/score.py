@@ -561,11 +561,12 @@ class _Scoring:
             with contextlib.suppress(RowError):  # a bad row under --on-bad-row stop, at a stop: left out
                 self.write(held)
 
-    def close(self) -> None:
-        """Close the progress bar and `--out` (flushing the rows written); again does nothing."""
+    def close(self, *, interrupted: bool = False) -> None:
+        """Close the progress bar (its last line "interrupted", not "done", after a signal) and `--out` (flushing
+        the rows written); again does nothing."""
         bar, out, self.bar, self.out = self.bar, self.out, None, None
         if bar is not None:
-            bar.close()
+            bar.close(interrupted=interrupted)
         if out is not None and out is not sys.stdout:
             out.close()
 
@@ -656,7 +657,7 @@ def _local(
                 import asyncio  # only for scorers that wait: a run of fast built-ins never imports it
 
                 asyncio.run(run.run_concurrently(every))
-        run.close()
+        run.close(interrupted=run.stop.signum is not None)
         if run.stop.signum is not None:
             return _interrupted(args, run, kept, run.stop.signum)
         grades.report()
@@ -664,7 +665,7 @@ def _local(
         return run.summaries(), run.grouped_summaries(), None if args.on_bad_row == "stop" else len(run.bad)
     except KeyboardInterrupt as exc:
         run.salvage()
-        run.close()
+        run.close(interrupted=True)
         return _interrupted(args, run, kept, getattr(exc, "signum", signal.SIGINT))
     finally:
         run.close()

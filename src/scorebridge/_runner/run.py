@@ -212,8 +212,9 @@ class _Run:
     def _close(self) -> None:
         if self._file is not None:
             self._file.close()
-        if self._bar is not None:
-            self._bar.close()
+        if self._bar is not None:  # stopped by a Ctrl-C (raised through here, or the run's stop): "interrupted"
+            stopped = isinstance(sys.exc_info()[1], KeyboardInterrupt) or isinstance(self.stop, KeyboardInterrupt)
+            self._bar.close(interrupted=stopped)
             self._bar = None
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
