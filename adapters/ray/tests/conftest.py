@@ -16,13 +16,33 @@ import os
 os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
 
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 import ray
 import ray.data
+
+# two_nodes.py (the two-node cluster) is imported by name by test_cluster.py, under importlib mode
+if str(Path(__file__).parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).parent))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "cluster: on a two-node Ray cluster of its own (slow); run with -m cluster")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The `cluster` tests run only when asked for (`-m cluster`): they take minutes (.ci/run runs them)."""
+    if "cluster" in (config.getoption("-m") or ""):
+        return
+    later = pytest.mark.skip(reason="a two-node cluster: run with -m cluster (.ci/run does)")
+    for item in items:
+        if "cluster" in item.keywords:
+            item.add_marker(later)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -33,7 +33,7 @@ from .._runner.progress import Progress, count_rows, progress_mode
 from .._runner.scored import LINE, score_columns, scorer_columns, unique_names
 from .._runner.summary import Summaries, Summary
 from .compare import check_report
-from .load import describe, load_scorers
+from .load import Maker, describe, load_for_workers, load_scorers
 from .main import EXIT, ITEM_FIELDS, UsageError
 from .out import Lines, ScoredOut, open_out
 
@@ -478,15 +478,23 @@ def _local(args: argparse.Namespace, scorers: Sequence[Scorer]) -> tuple[list[Su
         run.close()
 
 
-def _with_ray(args: argparse.Namespace, scorers: Sequence[Scorer]) -> tuple[list[Summary], list[GroupedSummaries]]:
+_RAY_ONLY: Final = ("address", "actors", "num_cpus", "batch_size", "working_dir", "py_modules", "stall_timeout")
+"""The options of --engine ray alone (their dest)."""
+
+
+def _with_ray(
+    args: argparse.Namespace, sources: Sequence[tuple[Scorer, Maker | None]]
+) -> tuple[list[Summary], list[GroupedSummaries]] | int:
     if args.file == "-":
         raise UsageError("--engine ray reads files, not standard input")
     try:
         engine = import_module(f"{__package__}.ray_engine")
     except ImportError as exc:
         raise UsageError(f'--engine ray needs Ray: pip install "scorebridge[ray]" ({exc})') from None
-    summaries: tuple[list[Summary], list[GroupedSummaries]] = engine.score_with_ray(args, scorers)
-    return summaries
+    outcome: tuple[list[Summary], list[GroupedSummaries]] | int = engine.score_with_ray(
+        args, [s for s, _ in sources], [m for _, m in sources]
+    )
+    return outcome
 
 
 _BELOW: Final = "below --fail-under"
@@ -562,16 +570,17 @@ def _report(
 
 def run(args: argparse.Namespace) -> int:
     """Run `scorebridge score`; the exit status (usage and file errors are raised for `main` to report)."""
-    if args.engine != "ray" and args.address is not None:
-        raise UsageError("--address is for --engine ray")
-    scorers = load_scorers(args.scorers, args.options)
+    if args.engine != "ray":
+        for dest in _RAY_ONLY:
+            if getattr(args, dest, None) is not None:
+                raise UsageError(f"--{dest.replace('_', '-')} is for --engine ray")
+    sources = load_for_workers(args.scorers, args.options) if args.engine == "ray" else None
+    scorers = [s for s, _ in sources] if sources is not None else load_scorers(args.scorers, args.options)
     _check_out(args)
     _check_group_by(args)
     if args.report is not None:
         check_report(args.report)  # before any row is scored
-    if args.engine == "ray":
-        return _report(args, scorers, *_with_ray(args, scorers))
-    outcome = _local(args, scorers)
+    outcome = _with_ray(args, sources) if sources is not None else _local(args, scorers)
     if isinstance(outcome, int):
         return outcome
     return _report(args, scorers, *outcome)
