@@ -46,8 +46,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture(scope="session", autouse=True)
-def local_ray() -> Iterator[dict[str, Any]]:
-    """A local Ray with 2 CPUs for the whole session; Ray Data quiet (no progress bars)."""
+def local_ray(request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
+    """A local Ray with 2 CPUs for the whole session; Ray Data quiet (no progress bars). None for a run of the
+    `cluster` tests alone, which start a cluster of their own and drive it from other processes."""
+    if "cluster" in (request.config.getoption("-m") or "") and "not" not in request.config.getoption("-m"):
+        yield {}
+        return
     folder = tempfile.mkdtemp(prefix="sbray-")  # short: Ray's socket paths must fit in 107 characters
     if ray.is_initialized():  # started in this process by something run before (a docs example): not ours
         ray.shutdown()

@@ -405,3 +405,34 @@ def test_group_by_puts_the_groups_in_the_report(tmp_path: Path, capsys: pytest.C
     names = [g["name"] for g in json.loads(capsys.readouterr().out)["groups"]]
     page = report.read_text(encoding="utf-8")
     assert names == ["geo", "math", "(none)"] and all(f">{name}<" in page for name in names)
+
+
+def test_a_scorer_that_cannot_be_pickled_is_refused_before_ray_starts_naming_a_factory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the bug: an unpicklable scorer failed late, with an uncaught TypeError, after connecting and reading the file
+    from scorebridge._cli.main import main
+
+    (tmp_path / "locked.py").write_text(
+        "import threading\nimport scorebridge as sb\n\nlock = threading.Lock()\n\n\n"
+        "@sb.scorer\ndef locked(item, output, label, *, guard=lock):\n    return output == label\n",
+        encoding="utf-8",
+    )
+    source = write_jsonl(tmp_path / "data.jsonl", ROWS)
+    status = main(["score", str(source), "--scorer", f"{tmp_path}/locked.py@locked", "--engine", "ray"])
+    said = capsys.readouterr().err
+    assert status == 2
+    assert "cannot be sent to the Ray workers" in said and "path/to/file.py@make_scorer" in said
+
+
+def test_a_ray_client_address_without_ray_client_says_what_to_install(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the bug: --address ray://... was an uncaught ValueError from Ray
+    from scorebridge._cli.main import main
+
+    monkeypatch.setitem(sys.modules, "grpc", None)  # Ray Client's grpcio not installed
+    source = write_jsonl(tmp_path / "data.jsonl", ROWS)
+    status = main(["score", str(source), "--scorer", "exact", "--engine", "ray", "--address", "ray://head:10001"])
+    assert status == 2
+    assert 'pip install "scorebridge[ray-client]"' in capsys.readouterr().err

@@ -583,14 +583,17 @@ class _Watch:
             self._queue.put(exc)
 
     def __iter__(self) -> Iterator[pa.Table]:
-        last = time.monotonic()
+        last = checked = time.monotonic()
         try:
             while True:
+                if time.monotonic() - checked > 2.0:  # Ray's table of nodes, every 2 s
+                    self._nodes()
+                    checked = time.monotonic()
                 try:
                     got = self._queue.get(timeout=min(2.0, self.stall))
                 except queue.Empty:
-                    self._nodes()
                     if time.monotonic() - last > self.stall:
+                        self._nodes()
                         raise _Stalled(self._report()) from None
                     continue
                 if got is self._END:
