@@ -34,6 +34,7 @@ BASE_ENV = {
     "RAY_health_check_period_ms": "500",
     "RAY_health_check_timeout_ms": "500",
     "RAY_health_check_failure_threshold": "5",
+    "RAY_raylet_start_wait_time_s": "120",  # a shared machine under load starts a raylet slowly
 }
 
 
