@@ -286,11 +286,11 @@ def test_a_lost_worker_node_never_hangs_the_cli(cluster: TwoNodes, tmp_path: Pat
     finally:
         if run.poll() is None:
             run.kill()
-        cluster.start_worker()  # for the tests after this one
+    # the module's last test: it leaves the cluster with the head alone
     took = time.monotonic() - started
     if run.returncode == 0:  # finished on the head: every row once
         assert sorted(row["line"] for row in written(out)) == list(range(1, ROWS + 1))
     else:  # or a clear error, naming what Ray reports
         assert run.returncode == 1 and "no block was scored in 40 s" in stderr, stderr[-3000:]
     assert "Ray lost the node" in stderr, stderr[-3000:]
-    assert took < 300
+    assert took < 300, stderr[-3000:]
