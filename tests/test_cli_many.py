@@ -171,12 +171,21 @@ def test_rows_are_written_in_the_inputs_order_when_later_rows_finish_first(
     assert [row["line"] for row in written(folder)] == list(range(1, 41))
 
 
-def test_rows_waiting_for_a_slow_row_before_them_are_bounded_by_twice_the_concurrency(
-    folder: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    # memory flat in the number of rows: while row 1 waits, at most 2 x 4 rows are read and scored, not all 40
+def test_a_slow_row_does_not_hold_back_the_rows_after_it(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The window waited on its first row once it held 2 x N rows: one hung row stopped every other for its
+    # whole length. Now the rows after it go on being scored while it waits, and are written after it.
     run(capsys, data(folder, NUMBERS), "--scorer", "mine.py@head_waits", "--concurrency", "4", "--out", "scored.jsonl")
-    assert (folder / "started").read_text() == "8"
+    assert (folder / "started").read_text() == "40"
+    assert [row["line"] for row in written(folder)] == list(range(1, 41))
+
+
+def test_rows_held_behind_a_slow_row_are_bounded(
+    folder: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # memory flat in the number of rows: while row 1 waits, at most HELD x N rows are read and scored, not all
+    monkeypatch.setattr("scorebridge._cli.score.HELD", 3)
+    run(capsys, data(folder, NUMBERS), "--scorer", "mine.py@head_waits", "--concurrency", "4", "--out", "scored.jsonl")
+    assert (folder / "started").read_text() == "12"
     assert len(written(folder)) == 40
 
 

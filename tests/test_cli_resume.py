@@ -151,3 +151,18 @@ def test_a_file_without_the_header_is_not_resumed(folder: Path, capsys: pytest.C
     (folder / "scored.jsonl").write_text(json.dumps({"line": 1, "output": "0"}) + "\n", encoding="utf-8")
     status, err = score(capsys, "--resume")
     assert status == 2 and "does not start with the header scorebridge score writes" in err and "--force" in err
+
+
+@pytest.mark.parametrize("flag", [["--timeout", "1"], ["--on-bad-row", "skip"]])  # --resume it does (open_out)
+def test_the_ray_engine_refuses_what_it_does_not_do_rather_than_drop_it(
+    folder: Path, capsys: pytest.CaptureFixture[str], flag: list[str]
+) -> None:
+    argv = ["score", "data.jsonl", "--scorer", "exact", "--engine", "ray", "--out", "scored.jsonl", *flag]
+    assert main(argv) == 2
+    assert f"{flag[0]} is for the local engine; --engine ray does not take it" in capsys.readouterr().err
+
+
+def test_the_ray_engine_refuses_an_existing_out_without_force(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert score(capsys)[0] == 0
+    assert main(["score", "data.jsonl", "--scorer", "exact", "--engine", "ray", "--out", "scored.jsonl"]) == 2
+    assert "use --resume to score only the rows it lacks, or --force" in capsys.readouterr().err

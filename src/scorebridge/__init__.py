@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ._protocol.grade import grade_value
 from ._protocol.score import FAILURE_KINDS, FailureKind, Score, ScorerContractError, UnreadableLabel
 from ._protocol.scorer import Scorer, scorer
+from ._protocol.timeout import ScorerTimeout
 from ._runner.groups import GroupedSummaries
 from ._runner.summary import Summaries, Summary
 from ._scorers.detect import detect_exact, detect_includes, detect_match
@@ -36,6 +37,7 @@ __all__ = [
     "Score",
     "Scorer",
     "ScorerContractError",
+    "ScorerTimeout",
     "Summaries",
     "Summary",
     "UnreadableLabel",

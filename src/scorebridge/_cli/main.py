@@ -33,6 +33,7 @@ EXIT: Final = {
     "below": 3,
     "interrupted": 130,
     "pipe": 141,
+    "terminated": 143,
 }
 """The exit statuses, by meaning (the help's epilog says them)."""
 
@@ -47,6 +48,7 @@ exit status:
   3    a scorer's accuracy is below --fail-under (or it scored no row)
   130  interrupted (Ctrl-C); one line says how many rows were written
   141  stdout was closed early (`| head -1`); nothing more is printed
+  143  stopped by SIGTERM (a CI job's timeout), as by Ctrl-C
 """
 
 
@@ -104,10 +106,24 @@ def _above_zero(what: str) -> Any:
     return parse
 
 
-_seconds = _above_zero("seconds")
-"""A duration for --timeout and --stall-timeout."""
+_stall = _above_zero("seconds")
+"""A duration for --stall-timeout."""
 _cpus = _above_zero("CPUs")
 """CPUs for --num-cpus (a fraction allowed)."""
+
+
+def _seconds(text: str) -> float:
+    """A duration for --timeout: a number of seconds above 0, at most a day (`values.seconds`, the core's rule)."""
+    from .._protocol.values import seconds
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds; got {text!r}") from None
+    try:
+        return seconds("--timeout", value)  # type: ignore[return-value]  # never None: none=False
+    except (TypeError, ValueError) as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--timeout: timeout must be ")) from None
 
 
 def _option(text: str) -> tuple[str, str]:
@@ -272,7 +288,7 @@ def _add_score(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
     )
     p.add_argument(
         "--stall-timeout",
-        type=_seconds,
+        type=_stall,
         metavar="S",
         help="with --engine ray: end the run with what Ray reports of the cluster when no block has been scored "
         "for S seconds, as when a lost node leaves too few CPUs (default: 300)",
@@ -352,6 +368,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         _quiet_stdout()
         return EXIT["pipe"]
-    except KeyboardInterrupt:
-        print(f"scorebridge {args.command}: interrupted", file=sys.stderr)
-        return EXIT["interrupted"]
+    except KeyboardInterrupt as exc:
+        import signal
+
+        signum = getattr(exc, "signum", signal.SIGINT)  # SIGTERM raises it too while `score` runs (`_cli.pool`)
+        by = "" if signum == signal.SIGINT else f" by {signal.Signals(signum).name}"
+        print(f"scorebridge {args.command}: interrupted{by}", file=sys.stderr)
+        return EXIT["interrupted"] if signum == signal.SIGINT else EXIT["terminated"]

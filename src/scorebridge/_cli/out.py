@@ -24,8 +24,10 @@ back the same way, but never appended to: the Ray engine writes the file again, 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
+import math
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
@@ -38,7 +40,17 @@ from .._runner.store import LockedLines, header_of, scorer_identity, shown_score
 from .._scorers.model_graded import GRADER_FAILED
 from .main import UsageError
 
-__all__ = ["KIND", "PARQUET_KEY", "Lines", "Prior", "ScoredOut", "input_identity", "open_out", "out_header"]
+__all__ = [
+    "KIND",
+    "PARQUET_KEY",
+    "Lines",
+    "Prior",
+    "ScoredOut",
+    "holds_rows",
+    "input_identity",
+    "open_out",
+    "out_header",
+]
 
 KIND: Final = "score"
 """The header's `"scorebridge"` value in a `score --out` file."""
@@ -210,6 +222,11 @@ class ScoredOut:
         self._lines.append(text.encode("utf-8"))
         self.written += 1
 
+    def batch(self, most: float = math.inf, wait: float = math.inf) -> contextlib.AbstractContextManager[None]:
+        """The rows written while it lasts go to the file together: `most` at a time, or those written within
+        `wait` seconds of the first held, the rest at its end (`LockedLines.batch`)."""
+        return contextlib.nullcontext() if self._lines is None else self._lines.batch(most, wait)
+
     def close(self) -> None:
         """fsync and close the file, dropping the lock; again does nothing."""
         if self._lines is not None:
@@ -287,6 +304,19 @@ def _header_line(header: Mapping[str, Any]) -> bytes:
     return json.dumps(header).encode("utf-8") + b"\n"
 
 
+def holds_rows(args: argparse.Namespace) -> bool:
+    """Whether `args.out` is a file that holds anything; a `UsageError` ("use --resume or --force") when it does
+    and neither `args.resume` nor `args.force` says what to do with it."""
+    out = args.out
+    held = out not in (None, "-") and os.path.exists(out) and os.path.getsize(out) > 0
+    if held and not getattr(args, "resume", False) and not getattr(args, "force", False):
+        raise UsageError(
+            f"--out {out} already exists and holds rows: use --resume to score only the rows it lacks, "
+            "or --force to score every row again and overwrite it"
+        )
+    return held
+
+
 def open_out(args: argparse.Namespace, scorers: Sequence[Scorer]) -> ScoredOut | None:
     """Open `args.out` for a run of `scorers`: None without one, or for "-" (standard output, written by the caller).
 
@@ -306,12 +336,7 @@ def open_out(args: argparse.Namespace, scorers: Sequence[Scorer]) -> ScoredOut |
         return None
     if resume and args.file == "-":
         raise UsageError("--resume needs the input as a named file: standard input cannot be told to be the same")
-    held = os.path.exists(out) and os.path.getsize(out) > 0
-    if held and not resume and not force:
-        raise UsageError(
-            f"--out {out} already exists and holds rows: use --resume to score only the rows it lacks, "
-            "or --force to score every row again and overwrite it"
-        )
+    held = holds_rows(args)
     header = out_header(args, scorers)
     parquet = out.lower().endswith((".parquet", ".pq"))
     busy = f"{out}: is being written by another process (a run still going): wait for it, or give another --out"

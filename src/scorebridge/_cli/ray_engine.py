@@ -663,10 +663,6 @@ class _Kept(logging.Handler):
         self.kept.append(record.getMessage().splitlines()[0][:300])
 
 
-def _interrupting(*_: Any) -> None:
-    raise KeyboardInterrupt
-
-
 def _ship_each(chosen: Sequence[Scorer], makers: Sequence[Maker | None]) -> list[bytes]:
     """Each scorer (or the call that makes it on each worker) pickled for the workers, before anything starts."""
     shipped = []
@@ -827,16 +823,13 @@ def _run(
         run.out = sys.stdout
     elif parts is None:
         run.out = written
-    previous = (
-        signal.signal(signal.SIGTERM, _interrupting) if threading.current_thread() is threading.main_thread() else None
-    )
     stall = getattr(args, "stall_timeout", None) or DEFAULT_STALL_TIMEOUT
     try:
         batches = scored.iter_batches(batch_format="pyarrow", batch_size=None)
         grades = _write(run, _Watch(batches, stall), names, columns, lines, parts)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (`terminate_as_interrupt`, around the whole run)
         run.close()
-        return _interrupted(args, run, kept)
+        return _interrupted(args, run, kept, getattr(exc, "signum", signal.SIGINT))
     except _Stalled as stalled:
         raise RowError(args.file, None, f"scoring stopped: {stalled}") from None
     except _RowFailed as failed:
@@ -844,9 +837,6 @@ def _run(
     except ray.exceptions.RayError as exc:
         what = ", ".join(repr(s.name) for s in chosen)
         raise RowError(args.file, None, f"scoring with {what} failed in Ray: {_raised(exc)}") from None
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
     if parts is not None:
         parts.close(written.path if kept and written is not None else None)
     run.close()

@@ -2,22 +2,27 @@
 
 Each row is read once and scored by every scorer. Scorers that wait (async ones, and sync ones that may
 block: a grader model, an API of yours) score up to `--concurrency` rows at once, async ones on one event
-loop and sync ones on threads; the fast built-ins run inline. Rows are written to `--out` in the input's
-order as soon as they and every row before them are scored, and at most twice `--concurrency` rows are
-held at a time, so memory stays flat however long the file is; the summaries are counted on the way.
-Everything that can be checked before scoring is: the scorers and their options (each value against its
-option), the input's first row, the output file.
+loop and sync ones on daemon threads (`pool.DaemonPool`); the fast built-ins run inline. Rows are written to
+`--out` (`out.open_out`: its header, --resume, --force) in the input's order as soon as they and every row
+before them are scored; a slow row does not hold back the others, up to `HELD` x `--concurrency` rows held
+behind it, so memory stays flat however long the file is; the summaries are counted on the way (a resumed
+file's rows first). `--timeout` gives each call a limit, `--on-bad-row` says what a row that cannot be read
+does, and SIGINT or SIGTERM stops the run with every scored row written (`pool.Stop`). Everything that can
+be checked before scoring is: the scorers and their options (each value against its option), the input's
+first row, the output file.
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import contextvars
 import itertools
 import json
 import math
 import os
+import signal
 import sys
 import threading
 import warnings
@@ -25,9 +30,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from importlib import import_module
 from typing import IO, TYPE_CHECKING, Any, Final
 
+from .._protocol.record import recorded
 from .._protocol.score import FAILURE_KINDS, Score, ScorerContractError, UnreadableLabel
 from .._protocol.scorer import Scorer
-from .._runner.files import RowError, format_of, read_rows, read_stream
+from .._protocol.timeout import ScorerTimeout, wait_within
+from .._runner.files import RowError, format_of, read_rows_each, read_stream_each
 from .._runner.groups import GroupedSummaries, group_key, group_name, parse_group_by
 from .._runner.progress import Progress, count_rows, progress_mode
 from .._runner.scored import LINE, score_columns, scorer_columns, unique_names
@@ -36,6 +43,7 @@ from .compare import check_report
 from .load import Maker, describe, load_for_workers, load_scorers
 from .main import EXIT, ITEM_FIELDS, UsageError
 from .out import Lines, ScoredOut, open_out
+from .pool import GRACE, DaemonPool, Stop, terminate_as_interrupt
 
 if TYPE_CHECKING:
     import asyncio
@@ -178,6 +186,36 @@ class _Raised(Exception):
         self.exc = exc
 
 
+HELD: Final = 64
+"""Rows held per --concurrency (64 x N) while an earlier row is still being scored: so many rows go on being
+scored behind a slow row, written in the input's order once it is done (or past --timeout)."""
+
+GATHER: Final = 64
+GATHER_WAIT: Final = 0.005
+"""Rows of fast scorers written to --out together: at most 64, or those scored within 5 ms of the first."""
+
+_NAMED: Final = 20
+"""Bad rows named one by one on stderr; the rest are counted."""
+
+
+class _Held:
+    """A row read and not yet written: its line, the row (or why it cannot be read), and its scoring."""
+
+    __slots__ = ("error", "line", "row", "task")
+
+    def __init__(
+        self,
+        line: int,
+        row: dict[str, Any] | RowError,
+        task: asyncio.Future[list[Score]] | None,
+        error: RowError | None = None,
+    ) -> None:
+        self.line, self.row, self.task, self.error = line, row, task, error
+
+    def ready(self) -> bool:
+        return self.task is None or self.task.done()
+
+
 class _Scoring:
     """One local run: the rows in, the scored rows out, the counts, and how far it got."""
 
@@ -194,6 +232,11 @@ class _Scoring:
         self.bar: Progress | None = None
         self.scored = 0
         self.written = 0
+        self.timeout: float | None = getattr(args, "timeout", None)
+        self.on_bad_row: str = getattr(args, "on_bad_row", "stop")
+        self.bad: list[RowError] = []  # the bad rows, recorded or skipped (--on-bad-row)
+        self.stop = Stop()
+        self.window: collections.deque[_Held] = collections.deque()  # rows read, not yet written
         self._added = {LINE, *(c for name in self.names for c in scorer_columns(name))}
 
     # --- a row's inputs, one scorer's call --------------------------------------------------
@@ -224,7 +267,7 @@ class _Scoring:
         return item, self._field(line, row, args.output_field), self._field(line, row, args.label_field)
 
     def failed(self, scorer: Scorer, line: int, exc: BaseException) -> RowError:
-        if isinstance(exc, ScorerContractError):
+        if isinstance(exc, (ScorerContractError, ScorerTimeout)):
             return RowError(self.path, line, str(exc))
         if isinstance(exc, RecursionError):
             return RowError(self.path, line, f"the scorer {scorer.name!r} cannot read it: nested too deeply")
@@ -266,19 +309,52 @@ class _Scoring:
             self.count(row, [scores[name] for name in self.names])
 
     def keep(self, line: int, row: Mapping[str, Any], scores: Sequence[Score]) -> None:
-        self.count(row, scores)
-        self.scored += 1
+        """Count and write one scored row (a row --out cannot hold is a bad row, `bad_row`)."""
         out = self.out
         if out is not None:
-            if not self._added.isdisjoint(row):
-                taken = ", ".join(sorted(self._added.intersection(row)))
-                raise RowError(self.path, line, f"the row has a field --out writes ({taken}); rename it")
-            out.write(json_line(self.path, line, row, dict(zip(self.names, scores))))  # noqa: B905
+            try:
+                if not self._added.isdisjoint(row):
+                    taken = ", ".join(sorted(self._added.intersection(row)))
+                    raise RowError(self.path, line, f"the row has a field --out writes ({taken}); rename it")
+                text = json_line(self.path, line, row, dict(zip(self.names, scores)))  # noqa: B905
+            except RowError as exc:
+                self.bad_row(exc)
+                return
+            out.write(text)
             if out is sys.stdout:
                 out.flush()
             self.written += 1
+        self.count(row, scores)
+        self.scored += 1
         if self.bar is not None:
             self.bar.update()
+
+    def bad_row(self, error: RowError, row: Mapping[str, Any] | None = None) -> None:
+        """A row that cannot be read or scored as given: raised (--on-bad-row stop), written as an error naming
+        its line and why, counted wrong (record), or left out, to be named on stderr (skip)."""
+        if self.on_bad_row == "stop":
+            raise error
+        self.bad.append(error)
+        if self.on_bad_row == "skip":
+            if self.bar is not None:
+                self.bar.update()
+            return
+        why = f"bad row: {error}"
+        scores = [recorded(name, False, None, "error", None, why, {"bad_row": error.problem}) for name in self.names]
+        fields = {} if row is None or not self._added.isdisjoint(row) else row
+        self.keep(error.line or 0, fields, scores)
+
+    def said_bad_rows(self) -> None:
+        """The bad rows on stderr: how many, and each line with why (the first 20)."""
+        if not self.bad:
+            return
+        done = "left out" if self.on_bad_row == "skip" else "recorded as errors"
+        count = len(self.bad)
+        print(f"scorebridge score: {count} bad row{'' if count == 1 else 's'} {done}:", file=sys.stderr)
+        for error in self.bad[:_NAMED]:
+            print(f"  {error}", file=sys.stderr)
+        if count > _NAMED:
+            print(f"  ... and {count - _NAMED} more", file=sys.stderr)
 
     def summaries(self) -> list[Summary]:
         return [t.summary(name) for t, name in zip(self.tallies, self.names, strict=True)]
@@ -297,44 +373,83 @@ class _Scoring:
 
     @property
     def inline(self) -> bool:
-        """True when no scorer waits (all fast), or one row at a time with sync scorers: no event loop."""
+        """True when no scorer waits (all fast), or one row at a time with sync scorers and no --timeout: no
+        event loop, and a signal stops the run at once (the row being scored is not written)."""
         scorers = self.scorers
-        return all(s.fast for s in scorers) or (self.args.concurrency == 1 and not any(s.is_async for s in scorers))
+        if all(s.fast for s in scorers):
+            return True
+        return self.args.concurrency == 1 and self.timeout is None and not any(s.is_async for s in scorers)
 
-    def run_here(self, rows: Iterator[tuple[int, dict[str, Any]]]) -> None:
+    def run_here(self, rows: Iterator[tuple[int, dict[str, Any] | RowError]]) -> None:
         count = range(len(self.scorers))
         for line, row in rows:
-            item, output, label = self.inputs(line, row)
+            if isinstance(row, RowError):
+                self.bad_row(row)
+                continue
             try:
+                item, output, label = self.inputs(line, row)
                 scores = [self.call(i, line, item, output, label) for i in count]
+            except RowError as exc:
+                self.bad_row(exc, row)
+                continue
             except _Raised as raised:
-                raise self.failed(raised.scorer, line, raised.exc) from None
+                self.bad_row(self.unreadable(raised, line), row)
+                continue
             self.keep(line, row, scores)
+
+    def unreadable(self, raised: _Raised, line: int) -> RowError:
+        """The RowError of a scorer's exception on the row at `line`: a bad row when it is a label the scorer
+        cannot read (the data's fault); any other (a scorer's bug) is raised, whatever --on-bad-row says."""
+        error = self.failed(raised.scorer, line, raised.exc)
+        if not isinstance(raised.exc, UnreadableLabel):
+            raise error
+        return error
 
     # --- up to --concurrency rows at once, in an event loop ----------------------------------
 
-    async def run_concurrently(self, rows: Iterator[tuple[int, dict[str, Any]]]) -> None:
+    async def run_concurrently(self, rows: Iterator[tuple[int, dict[str, Any] | RowError]]) -> None:
+        """Score up to --concurrency rows at once and write them in the input's order, holding at most
+        `HELD` times --concurrency rows behind a slower one; a signal stops it (`Stop`)."""
         import asyncio
-        from concurrent.futures import ThreadPoolExecutor
 
+        loop = asyncio.get_running_loop()
         n = self.args.concurrency
+        timeout = self.timeout
         blocking = any(not s.fast and not s.is_async for s in self.scorers)
-        pool = ThreadPoolExecutor(n, thread_name_prefix="scorebridge-score") if blocking else None
+        pool = DaemonPool(n, "scorebridge-score") if blocking else None
         gate = asyncio.Semaphore(n)
-        window: collections.deque[tuple[int, dict[str, Any], asyncio.Future[list[Score]]]] = collections.deque()
+        window = self.window
+        wake = asyncio.Event()  # a row finished, or a signal came
+        at_once = asyncio.Event()  # a second signal
+        in_flight = 0
+        tasks: set[asyncio.Future[list[Score]]] = set()
+
+        def asked(count: int) -> None:
+            (wake if count == 1 else at_once).set()
+            wake.set()
+
+        async def sync_call(i: int, line: int, item: Any, output: Any, label: Any) -> Score:
+            assert pool is not None
+            future, job = pool.submit(loop, self.call, i, line, item, output, label)
+            if timeout is None:
+                return await future  # type: ignore[no-any-return]
+            try:
+                return await asyncio.wait_for(future, timeout)
+            except asyncio.TimeoutError:  # the call's own exceptions come back inside its Score or _Raised
+                pool.abandon(job)
+                return self.raised(self.scorers[i], ScorerTimeout(self.scorers[i].name, timeout), label)
 
         async def one(i: int, line: int, item: Any, output: Any, label: Any) -> Score:
             scorer = self.scorers[i]
             if scorer.fast:
                 return self.call(i, line, item, output, label)
             async with gate:
-                if pool is not None and not scorer.is_async:
-                    run = contextvars.copy_context().run
-                    loop = asyncio.get_running_loop()
-                    return await loop.run_in_executor(pool, run, self.call, i, line, item, output, label)
+                if not scorer.is_async:
+                    return await sync_call(i, line, item, output, label)
                 _SCORING.set((self.names[i], line))
                 try:
-                    return await scorer.acall(item, output, label)
+                    call = scorer.acall(item, output, label)
+                    return await (call if timeout is None else wait_within(scorer.name, timeout, call))
                 except Exception as exc:
                     return self.raised(scorer, exc, label)
 
@@ -348,43 +463,90 @@ class _Scoring:
                     raise outcome
             return list(done)  # type: ignore[arg-type]
 
-        async def write_first() -> None:
-            line, row, task = window.popleft()
-            try:
-                scores = await task
-            except _Raised as raised:
-                raise self.failed(raised.scorer, line, raised.exc) from None
-            self.keep(line, row, scores)
+        def finished(task: asyncio.Future[list[Score]]) -> None:
+            nonlocal in_flight
+            in_flight -= 1
+            tasks.discard(task)
+            wake.set()
 
-        stop: RowError | None = None
+        held = HELD * n
+        read_all = False
+        with self.stop.on(loop, asked):
+            try:
+                while True:
+                    if window and window[0].ready():
+                        with self.out.batch() if isinstance(self.out, ScoredOut) else contextlib.nullcontext():
+                            while window and window[0].ready():
+                                self.write(window.popleft())
+                    if self.stop.count:
+                        break
+                    if read_all and not window:
+                        return
+                    if not read_all and len(window) < held and in_flight < n:
+                        try:
+                            line, row = next(rows)
+                        except StopIteration:
+                            read_all = True
+                            continue
+                        if isinstance(row, RowError):
+                            window.append(_Held(line, row, None))
+                            read_all = read_all or self.on_bad_row == "stop"  # no row after it is read
+                            continue
+                        try:
+                            inputs = self.inputs(line, row)
+                        except RowError as exc:  # a missing field: a bad row, at its turn
+                            window.append(_Held(line, row, None, exc))
+                            continue
+                        task = asyncio.ensure_future(scored(line, *inputs))
+                        in_flight += 1
+                        tasks.add(task)
+                        task.add_done_callback(finished)
+                        window.append(_Held(line, row, task))
+                        continue
+                    wake.clear()
+                    await wake.wait()
+                # a signal: the rows in flight have GRACE seconds (none after a second signal), then the rows
+                # scored are written, those after a row still running too (each names its line)
+                deadline = loop.time() + GRACE
+                while tasks and not at_once.is_set() and loop.time() < deadline:
+                    wake.clear()
+                    with contextlib.suppress(asyncio.TimeoutError):
+                        await asyncio.wait_for(wake.wait(), deadline - loop.time())
+                self.salvage()
+            finally:
+                left = list(tasks)
+                for each in left:
+                    each.cancel()
+                await asyncio.gather(*left, return_exceptions=True)
+                if pool is not None:
+                    pool.close()
+
+    def write(self, held: _Held) -> None:
+        """Write a row that is ready, at its turn in the input's order (a bad row as --on-bad-row says)."""
+        if held.task is None:
+            error = held.error if held.error is not None else held.row
+            assert isinstance(error, RowError)
+            self.bad_row(error, None if held.error is None else held.row)  # type: ignore[arg-type]
+            return
+        row = held.row
+        assert not isinstance(row, RowError)
         try:
-            while True:
-                try:
-                    line, row = next(rows)
-                except StopIteration:
-                    break
-                except RowError as exc:  # a row that cannot be read: the rows before it are written first
-                    stop = exc
-                    break
-                task: asyncio.Future[list[Score]]
-                try:
-                    task = asyncio.ensure_future(scored(line, *self.inputs(line, row)))
-                except RowError as exc:  # a missing field: raised at its turn
-                    task = asyncio.get_running_loop().create_future()
-                    task.set_exception(exc)
-                window.append((line, row, task))
-                while len(window) >= 2 * n or (window and window[0][2].done()):
-                    await write_first()
-            while window:
-                await write_first()
-        finally:
-            for _, _, task in window:
-                task.cancel()
-            await asyncio.gather(*(t for _, _, t in window), return_exceptions=True)
-            if pool is not None:
-                pool.shutdown(wait=False, cancel_futures=True)
-        if stop is not None:
-            raise stop
+            scores = held.task.result()
+        except _Raised as raised:
+            self.bad_row(self.unreadable(raised, held.line), row)
+            return
+        self.keep(held.line, row, scores)
+
+    def salvage(self) -> None:
+        """At a stop: every row of the window that is scored written (the rest left), so no scored row is lost."""
+        window = self.window
+        while window:
+            held = window.popleft()
+            task = held.task
+            if task is not None and (not task.done() or task.cancelled() or task.exception() is not None):
+                continue  # still running, or raised: not written (a resume scores it again)
+            with contextlib.suppress(RowError):  # a bad row under --on-bad-row stop, at a stop: left out
+                self.write(held)
 
     def close(self) -> None:
         """Close the progress bar and `--out` (flushing the rows written); again does nothing."""
@@ -395,12 +557,13 @@ class _Scoring:
             out.close()
 
 
-def _rows(args: argparse.Namespace) -> Iterator[tuple[int, dict[str, Any]]]:
+def _rows(args: argparse.Namespace) -> Iterator[tuple[int, dict[str, Any] | RowError]]:
+    """The input's rows, a line that cannot be read in its place as a RowError (`--on-bad-row` decides)."""
     if args.file == "-":
         if args.input_format == "parquet":
             raise UsageError("Parquet cannot be read from standard input (it is read by seeking); name the file")
-        return read_stream(STDIN, sys.stdin.buffer, args.input_format or "jsonl")
-    return read_rows(args.file, args.input_format)
+        return read_stream_each(STDIN, sys.stdin.buffer, args.input_format or "jsonl")
+    return read_rows_each(args.file, args.input_format)
 
 
 def _check_out(args: argparse.Namespace) -> None:
@@ -419,14 +582,15 @@ def _check_out(args: argparse.Namespace) -> None:
         raise UsageError(f"--out {out} is the input file; it would be overwritten")
 
 
-def _unscored(rows: Iterator[tuple[int, dict[str, Any]]], done: Lines) -> Iterator[tuple[int, dict[str, Any]]]:
+def _unscored(rows: Iterator[tuple[int, dict[str, Any] | RowError]], done: Lines) -> Iterator[tuple[int, Any]]:
     """The rows whose line `--resume` found no row of in `--out`."""
     for line, row in rows:
         if line not in done:
             yield line, row
 
 
-def _interrupted(args: argparse.Namespace, run: _Scoring, kept: int) -> int:
+def _interrupted(args: argparse.Namespace, run: _Scoring, kept: int, signum: int) -> int:
+    """Say how far a run stopped by a signal got, and where the rows are; 130 for SIGINT, 143 for SIGTERM."""
     if args.out is None:
         where = "nothing written (no --out)"
     else:
@@ -436,21 +600,28 @@ def _interrupted(args: argparse.Namespace, run: _Scoring, kept: int) -> int:
             where += f", which holds {kept + run.written} in all; --resume goes on from there"
         elif args.out != "-":
             where += "; --resume goes on from there"
-    print(f"scorebridge score: interrupted after {run.scored} scored rows; {where}", file=sys.stderr)
-    return EXIT["interrupted"]
+    by = "" if signum == signal.SIGINT else f" by {signal.Signals(signum).name}"
+    print(f"scorebridge score: interrupted{by} after {run.scored} scored rows; {where}", file=sys.stderr)
+    return EXIT["interrupted"] if signum == signal.SIGINT else EXIT["terminated"]
 
 
-def _local(args: argparse.Namespace, scorers: Sequence[Scorer]) -> tuple[list[Summary], list[GroupedSummaries]] | int:
+def _local(
+    args: argparse.Namespace, scorers: Sequence[Scorer]
+) -> tuple[list[Summary], list[GroupedSummaries], int | None] | int:
+    """Score here: the summaries, the groups and the bad rows' count (None under --on-bad-row stop), or the
+    exit status of a run a signal stopped."""
     name = STDIN if args.file == "-" else args.file
     rows = _rows(args)
     first = next(rows)  # a missing, empty or unreadable input is found before --out is opened
+    if isinstance(first[1], RowError) and args.on_bad_row == "stop":
+        raise first[1]
     run = _Scoring(args, scorers, name)
     grades = _Grades(name)
     kept = 0
     try:
         out = open_out(args, scorers)
         run.out = sys.stdout if args.out == "-" else out
-        every: Iterator[tuple[int, dict[str, Any]]] = itertools.chain([first], rows)
+        every: Iterator[tuple[int, dict[str, Any] | RowError]] = itertools.chain([first], rows)
         if out is not None and out.prior.kept:
             kept = out.prior.kept
             run.resumed(out)
@@ -463,17 +634,25 @@ def _local(args: argparse.Namespace, scorers: Sequence[Scorer]) -> tuple[list[Su
             )
         with grades:
             if run.inline:
-                run.run_here(every)
+                fast = out is not None and args.file != "-" and all(s.fast for s in scorers)
+                # rows of fast scorers from a file come in microseconds: written GATHER rows at a time, or
+                # GATHER_WAIT after the first held, whichever is first (never a row held longer than that)
+                with out.batch(GATHER, GATHER_WAIT) if fast and out is not None else contextlib.nullcontext():
+                    run.run_here(every)
             else:
                 import asyncio  # only for scorers that wait: a run of fast built-ins never imports it
 
                 asyncio.run(run.run_concurrently(every))
         run.close()
+        if run.stop.signum is not None:
+            return _interrupted(args, run, kept, run.stop.signum)
         grades.report()
-        return run.summaries(), run.grouped_summaries()
-    except KeyboardInterrupt:
+        run.said_bad_rows()
+        return run.summaries(), run.grouped_summaries(), None if args.on_bad_row == "stop" else len(run.bad)
+    except KeyboardInterrupt as exc:
+        run.salvage()
         run.close()
-        return _interrupted(args, run, kept)
+        return _interrupted(args, run, kept, getattr(exc, "signum", signal.SIGINT))
     finally:
         run.close()
 
@@ -522,8 +701,14 @@ def _page(args: argparse.Namespace, scorers: Sequence[Scorer], summaries: Sequen
 
 
 def _report(
-    args: argparse.Namespace, scorers: Sequence[Scorer], summaries: Sequence[Summary], grouped: Sequence[Any] = ()
+    args: argparse.Namespace,
+    scorers: Sequence[Scorer],
+    summaries: Sequence[Summary],
+    grouped: Sequence[Any] = (),
+    bad: int | None = None,
 ) -> int:
+    """Print the summaries (and the groups, the bad rows' count under --on-bad-row record or skip), write
+    --report, and give the exit status --fail-under sets."""
     to = sys.stderr if args.out == "-" else sys.stdout
     absent = list(dict.fromkeys(c for groups in grouped for c in groups.absent()))
     if absent:  # the summaries are still printed (the rows are scored, --out written), then the usage error
@@ -535,6 +720,8 @@ def _report(
             data = summary.as_dict()
             if grouped:
                 data["groups"] = grouped[n].as_dict()
+            if bad is not None:
+                data["bad_rows"] = bad
             print(json.dumps(data), file=to)
     else:
         name = STDIN if args.file == "-" else args.file
@@ -542,6 +729,9 @@ def _report(
         made = ", ".join(map(repr, scorers))
         print(f"{name}: {rows} row{'' if rows == 1 else 's'} scored with {made}", file=to)
         print(Summaries(summaries, kind="scorer"), file=to)
+        if bad is not None:
+            done = "left out" if args.on_bad_row == "skip" else "recorded as errors, counted wrong"
+            print(f"bad rows: {bad}" + (f" ({done}; each is named on stderr)" if bad else ""), file=to)
         for n, groups in enumerate(grouped):
             whose = f"{summaries[n].name} " if len(summaries) > 1 else ""
             print(f"\n{whose}by {', '.join(groups.columns)}:", file=to)
@@ -574,16 +764,32 @@ def run(args: argparse.Namespace) -> int:
         for dest in _RAY_ONLY:
             if getattr(args, dest, None) is not None:
                 raise UsageError(f"--{dest.replace('_', '-')} is for --engine ray")
-    sources = load_for_workers(args.scorers, args.options) if args.engine == "ray" else None
-    scorers = [s for s, _ in sources] if sources is not None else load_scorers(args.scorers, args.options)
-    _check_out(args)
-    _check_group_by(args)
-    if args.report is not None:
-        check_report(args.report)  # before any row is scored
-    outcome = _with_ray(args, sources) if sources is not None else _local(args, scorers)
-    if isinstance(outcome, int):
-        return outcome
-    return _report(args, scorers, *outcome)
+    with terminate_as_interrupt():  # SIGTERM (a CI job's timeout) stops the run as Ctrl-C does
+        sources = load_for_workers(args.scorers, args.options) if args.engine == "ray" else None
+        scorers = [s for s, _ in sources] if sources is not None else load_scorers(args.scorers, args.options)
+        _check_out(args)
+        _check_group_by(args)
+        if args.report is not None:
+            check_report(args.report)  # before any row is scored
+        if sources is not None:
+            _check_ray(args)
+            on_ray = _with_ray(args, sources)
+            return on_ray if isinstance(on_ray, int) else _report(args, scorers, *on_ray)
+        outcome = _local(args, scorers)
+        if isinstance(outcome, int):
+            return outcome
+        summaries, grouped, bad = outcome
+        return _report(args, scorers, summaries, grouped, bad)
+
+
+def _check_ray(args: argparse.Namespace) -> None:
+    """Refuse what --engine ray does not do (another engine's options must not be dropped silently)."""
+    for flag, given in (
+        ("--timeout", args.timeout is not None),
+        ("--on-bad-row", args.on_bad_row != "stop"),
+    ):
+        if given:
+            raise UsageError(f"{flag} is for the local engine; --engine ray does not take it")
 
 
 def _check_group_by(args: argparse.Namespace) -> None:

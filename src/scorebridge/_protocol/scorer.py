@@ -13,7 +13,8 @@ from typing import Any, Final, Literal, overload
 from .labels import LabelReader, annotated_label_type, declared_label_type, label_reader, type_name
 from .record import raised_score, record
 from .score import Score, ScorerContractError
-from .values import is_bool, label_is_missing, shown
+from .timeout import ScorerTimeout, call_within, wait_within
+from .values import is_bool, label_is_missing, seconds, shown
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
@@ -372,6 +373,45 @@ class Scorer:
             )
         return self.factory(**{**self.options, **changes})
 
+    def with_timeout(self, timeout: float | None) -> Scorer:
+        """This scorer, each call of it given up after `timeout` seconds as a `ScorerTimeout` (a TimeoutError).
+
+        None gives the scorer itself, and so does a `fast` one (it never waits: it reads text in
+        microseconds). An async scorer's call is cancelled at the timeout. A sync one's runs on a daemon
+        thread of its own, which Python cannot stop: a call past its timeout is abandoned, still running,
+        and holds its thread (and what it holds) until it returns or the process ends, never the caller nor
+        the process's exit. The result has this scorer's name, options, labels and counts; `with_options`
+        keeps the timeout. A TypeError or ValueError for a timeout that is not a number of seconds above 0
+        (at most a day).
+        """
+        limit = seconds(self.name, timeout, none=True)
+        if limit is None or self.fast:
+            return self
+        fn: ScorerFn
+        if self.is_async:
+
+            async def timed_async(item: Any, output: Any, label: Any) -> Score:
+                return await wait_within(self.name, limit, self.acall(item, output, label))
+
+            fn = timed_async
+        else:
+
+            def timed(item: Any, output: Any, label: Any) -> Score:
+                return call_within(self.name, limit, self, item, output, label)
+
+            fn = timed
+        factory = self.factory
+        again = None if factory is None else functools.partial(_timed_by, factory, limit)
+        return Scorer(
+            self.name,
+            fn,
+            self.options,
+            factory=again,
+            recorded=True,
+            check_label=self.check_label,
+            needs_label=self.needs_label,
+        )
+
     def _given(self, label: Any) -> tuple[Any, bool]:
         """The label `fn` receives, and whether the row is recorded unlabelled: every form of "no label" is
         None, a declared label is read (an `UnreadableLabel` when it cannot be), and a scorer that needs no
@@ -433,6 +473,7 @@ class Scorer:
         *,
         concurrency: int = DEFAULT_CONCURRENCY,
         on_error: OnError = "raise",
+        timeout: float | None = None,
     ) -> list[Score]:
         """Score a batch: one Score per output, in order.
 
@@ -451,7 +492,18 @@ class Scorer:
         whose scoring raises an `Exception` gets `kit.raised_score`'s Score
         (wrong, failure kind "error", the exception in its explanation) and
         the batch goes on; a KeyboardInterrupt still stops it.
+
+        timeout: seconds a row may take (None, the default: no limit), as
+        `with_timeout` gives it: a row past it has raised a `ScorerTimeout`
+        (a TimeoutError naming the row), recorded or raised as `on_error`
+        says. A sync scorer's call past it is abandoned on its thread, still
+        running (Python cannot stop a thread; see `with_timeout`). A `fast`
+        scorer is not timed.
         """
+        if timeout is not None:
+            return self.with_timeout(timeout).score_many(
+                items, outputs, labels, concurrency=concurrency, on_error=on_error
+            )
         rows = self._rows(items, outputs, labels, concurrency, on_error)
         if self.is_async:
             acall = self.acall if on_error == "raise" else self._acall_recording
@@ -469,14 +521,18 @@ class Scorer:
         *,
         concurrency: int = DEFAULT_CONCURRENCY,
         on_error: OnError = "raise",
+        timeout: float | None = None,
     ) -> list[Score]:
-        """The async twin of `score_many` (`on_error` as there).
+        """The async twin of `score_many` (`on_error` and `timeout` as there).
 
         The event loop is never blocked by the scorer: a sync `fn` that is not
         `fast` runs in worker threads (with `concurrency=1` too), the loop
         awaiting them; a `fast` one runs inline, one row per task. When the
         awaiting task is cancelled, no further row starts.
         """
+        if timeout is not None:
+            timed = self.with_timeout(timeout)
+            return await timed.ascore_many(items, outputs, labels, concurrency=concurrency, on_error=on_error)
         rows = self._rows(items, outputs, labels, concurrency, on_error)
         if self.is_async or self.fast:
             return await self._gather(rows, concurrency, self.acall if on_error == "raise" else self._acall_recording)
@@ -538,7 +594,7 @@ class Scorer:
             try:
                 scores.append(call(*row))
             except BaseException as exc:
-                add_note(exc, _at_row(i))
+                _note_row(exc, i)
                 raise
         return scores
 
@@ -564,7 +620,7 @@ class Scorer:
                     scores[i] = context.copy().run(call, *row)
                 except BaseException as exc:  # re-raised by the caller, once every row has stopped
                     with lock:
-                        add_note(exc, _at_row(i))
+                        _note_row(exc, i)
                         raised[i] = exc
 
         threads = [
@@ -602,7 +658,7 @@ class Scorer:
             except asyncio.CancelledError:
                 raise
             except BaseException as exc:  # re-raised below, once every row has stopped
-                add_note(exc, _at_row(i))
+                _note_row(exc, i)
                 raised[i] = exc
 
         async def worker() -> None:
@@ -619,6 +675,18 @@ class Scorer:
 
 def _at_row(i: int) -> str:
     return f"at row {i} of the batch (counting from 0)"
+
+
+def _note_row(exc: BaseException, i: int) -> None:
+    """Name row `i` of a batch on `exc`, in a note, and in the message of a timeout."""
+    add_note(exc, _at_row(i))
+    if isinstance(exc, ScorerTimeout) and exc.where is None:
+        exc.where = _at_row(i)
+
+
+def _timed_by(factory: Callable[..., Scorer], timeout: float, **options: Any) -> Scorer:
+    """A timed scorer made again with other options: `factory`'s, with the same timeout."""
+    return factory(**options).with_timeout(timeout)
 
 
 # --- scorers defined in modules, for the harnesses that find scorers by name -------------

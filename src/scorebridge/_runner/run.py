@@ -16,7 +16,7 @@ from .._protocol.record import recorded
 from .._protocol.score import FailureKind, Score, ScorerContractError, naming_row
 from .._protocol.scorer import OnError, Scorer, add_note, check_on_error, is_async
 from .._protocol.sync import run_sync
-from .._protocol.values import label_is_missing
+from .._protocol.values import label_is_missing, seconds
 from .._scorers.exact import exact
 from .progress import Progress, progress_mode
 from .records import BenchmarkRecord, is_budget_stop, json_safe
@@ -80,6 +80,7 @@ class _Run:
         progress: bool | None,
         out: str | os.PathLike[str] | None,
         on_error: OnError,
+        timeout: float | None = None,
     ) -> None:
         if not isinstance(arms, Mapping) or not arms:
             raise TypeError("benchmark: arms must be a non-empty mapping of names to callables")
@@ -99,6 +100,7 @@ class _Run:
         if progress not in (None, True, False):
             raise TypeError(f"benchmark: progress must be None, True or False; got {progress!r:.80}")
         self.record_errors = check_on_error("benchmark", on_error) == "record"
+        scorer = scorer.with_timeout(seconds("benchmark", timeout, none=True))
 
         if isinstance(items, Mapping):
             ids: list[Hashable] = list(items.keys())
@@ -441,6 +443,7 @@ def benchmark(
     progress: bool | None = None,
     out: str | os.PathLike[str] | None = None,
     on_error: OnError = "raise",
+    timeout: float | None = None,
 ) -> BenchmarkResult:
     """Run every arm on every item `runs` times, score each output, and record it (the hr package's `hr_benchmark`).
 
@@ -480,6 +483,12 @@ def benchmark(
             run wrong with failure kind "error" and the exception in its
             explanation (`kit.raised_score`), counted in the accuracy, and
             the benchmark goes on. A ValueError for anything else.
+        timeout: Seconds the scorer may take on one output (None, the
+            default: no limit; `Scorer.with_timeout`). A call past it has
+            raised a `ScorerTimeout` (a TimeoutError), recorded or raised as
+            `on_error` says. A sync scorer's call past it is abandoned on its
+            thread, still running: Python cannot stop a thread. The arms are
+            not timed.
 
     Every label is read as the scorer reads it (`Scorer.check_label`) before
     any arm runs: a label the scorer cannot read is a `ScorerContractError`,
@@ -501,7 +510,7 @@ def benchmark(
     Works from sync code and from inside a running event loop (then its event
     loop runs on a thread of its own); `abenchmark` is the async twin.
     """
-    run = _Run(arms, items, labels, scorer, runs, concurrency, progress, out, on_error)
+    run = _Run(arms, items, labels, scorer, runs, concurrency, progress, out, on_error, timeout)
     _show_interrupts()
     if run.loop_free:
         try:
@@ -526,14 +535,15 @@ async def abenchmark(
     progress: bool | None = None,
     out: str | os.PathLike[str] | None = None,
     on_error: OnError = "raise",
+    timeout: float | None = None,
 ) -> BenchmarkResult:
-    """The async twin of `benchmark`, run in the current event loop.
+    """The async twin of `benchmark` (the same arguments), run in the current event loop.
 
     Cancelled (as `asyncio.run` cancels it on Ctrl-C), it closes `out` and
     writes one line to stderr, how many records are saved where and that
     running again resumes, then lets the cancellation go on.
     """
-    run = _Run(arms, items, labels, scorer, runs, concurrency, progress, out, on_error)
+    run = _Run(arms, items, labels, scorer, runs, concurrency, progress, out, on_error, timeout)
     try:
         outcome = await run.execute()
     except (asyncio.CancelledError, KeyboardInterrupt):

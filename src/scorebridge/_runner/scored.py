@@ -1,6 +1,7 @@
 """The rows `scorebridge score --out` writes, with either engine: one shape, its names, and its reader.
 
-One record per input row, in the input's order (JSONL, or Parquet with `--engine ray`):
+One record per input row, in the input's order (JSONL, or Parquet with `--engine ray`), after a header line
+naming the scorers and the input (a local engine's file; `scorebridge._cli.out`):
 
 - `line`: the row's line in the input (a CSV row's first line; a Parquet row's number), counted from 1;
 - the row's own fields, as read, at the top level (so `--id`, `--group-by` and pandas see them as columns);

@@ -4,7 +4,8 @@ The file is JSON Lines. Its first line is the header,
 `{"scorebridge": "benchmark", "format": 1, "scorer": {"name": ..., "options": {...}}}`,
 which says what scored the records, so a resume under another scorer (or other
 options) is refused instead of mixing verdicts. Each further line is one
-`BenchmarkRecord`, written and flushed as it is made.
+`BenchmarkRecord`, written as it is made (`LockedLines`: one unbuffered write a line, an fsync once a
+second). `scorebridge score --out` files are held the same way (`scorebridge._cli.out`).
 
 One process at a time: the file is locked for the whole run with an exclusive,
 non-blocking `fcntl.flock` (`msvcrt.locking` on Windows) on the file itself. A
@@ -19,9 +20,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import sys
-import tempfile
 import time
 import warnings
 from collections.abc import Collection, Hashable, Iterable, Iterator, Mapping
@@ -105,8 +106,9 @@ class LockedLines:
     another process holds it). `lines()` reads the file from its start and,
     once read to its end, drops an incomplete last line (a crash mid-write: a
     line cut short, which a resume must not misread) or gives a whole last line
-    the newline it lacks. `append` writes one line and flushes it, so a process
-    killed any way (SIGKILL included) loses no line it appended; the file is
+    the newline it lacks. `append` hands each line to the operating system in one
+    write, unbuffered, so a process killed any way (SIGKILL included) loses no
+    line it appended, and a line is never cut but by a full disk; the file is
     fsync'd at most once every `SYNC_EVERY` seconds and at `close`, so a crash
     of the machine itself loses at most the last second.
     """
@@ -116,6 +118,8 @@ class LockedLines:
         self._file: IO[bytes] | None = open(path, "a+b")  # noqa: SIM115  # closed by close()
         _lock(self._file, busy)
         self._synced = time.monotonic()
+        self._batch: list[bytes] | None = None  # lines held by `batch`
+        self._most, self._wait, self._since = math.inf, math.inf, 0.0
 
     def lines(self, stacklevel: int = 2) -> Iterator[tuple[int, dict[str, Any]]]:
         """Each whole line from the start, as `(line number, object)` (blank lines skipped); a `RowError` names a
@@ -148,21 +152,48 @@ class LockedLines:
             end += len(raw)
             yield line, row
         f.truncate(end)
-        if newline_missing:
-            f.write(b"\n")
         f.flush()
+        if newline_missing:
+            self.append(b"\n")
 
     def append(self, data: bytes) -> None:
-        """Append `data` (whole lines), flushed; fsync'd when `SYNC_EVERY` seconds have passed since the last."""
+        """Append `data` (whole lines) in one write to the file, not through a buffer (inside `batch`, when the
+        batch is written); fsync'd when `SYNC_EVERY` seconds have passed since the last."""
         f = self._file
         if f is None:
             raise ValueError(f"{self.path} is closed")
-        f.write(data)
-        f.flush()
+        held = self._batch
+        if held is not None:
+            held.append(data)
+            if len(held) < self._most and time.monotonic() - self._since < self._wait:
+                return
+            self._batch, data = [], b"".join(held)
+            self._since = time.monotonic()
+        fd = f.fileno()
+        done = os.write(fd, data)
+        if done < len(data):  # a regular file takes it whole; a full disk may take part and raise on the rest
+            view = memoryview(data)[done:]
+            while view:
+                view = view[os.write(fd, view) :]
         now = time.monotonic()
         if now - self._synced >= SYNC_EVERY:
-            os.fsync(f.fileno())
+            os.fsync(fd)
             self._synced = now
+
+    @contextlib.contextmanager
+    def batch(self, most: float = math.inf, wait: float = math.inf) -> Iterator[None]:
+        """While it lasts, the lines appended are written together: `most` lines at a time, or those appended
+        within `wait` seconds of the first held, and the rest at its end (also when it ends by an exception)."""
+        if self._batch is not None:
+            yield
+            return
+        self._batch, self._most, self._wait, self._since = [], most, wait, time.monotonic()
+        try:
+            yield
+        finally:
+            pending, self._batch = self._batch, None
+            if pending:
+                self.append(b"".join(pending))
 
     def truncate(self) -> None:
         """Empty the file."""
@@ -174,6 +205,8 @@ class LockedLines:
     def replace(self, lines: Iterable[bytes]) -> None:
         """Make the file hold `lines` instead, atomically: a new file is written beside it, fsync'd, locked, then
         put in its place, so a crash leaves the old file or the new one whole, and the lock never lapses."""
+        import tempfile
+
         folder = os.path.dirname(os.path.abspath(self.path))
         fd, temp = tempfile.mkstemp(prefix=".scorebridge-", suffix=".part", dir=folder)
         try:

@@ -24,6 +24,7 @@ def to_dspy(
     threshold: float | None = None,
     feedback: bool = True,
     on_error: Literal["raise", "record"] = "raise",
+    timeout: float | None = None,
 ) -> Callable[..., Any]:
     """A DSPy metric that scores with `scorer`: `metric(gold, pred, trace=None, pred_name=None, pred_trace=None)`.
 
@@ -71,6 +72,13 @@ def to_dspy(
     In a round trip, `m` is wrapped to record its exceptions (as
     `from_dspy(on_error="record")` does).
 
+    timeout: seconds the scorer may take on one prediction (None, the default: no
+    limit), as `Scorer.with_timeout` gives it (DSPy has no limit of its own
+    for a metric): a call past it has raised a `scorebridge.ScorerTimeout` (a
+    TimeoutError), recorded or raised as `on_error` says. A sync scorer's call
+    past it is abandoned on its thread, still running (Python cannot stop a
+    thread).
+
     Raises TypeError or ValueError, naming the argument, for a scorer that is
     not a `scorebridge.Scorer`, a blank field name, an item that is not
     callable, a threshold that is not a finite number, a feedback that is not a
@@ -94,6 +102,8 @@ def to_dspy(
         raise TypeError(f"{factory}: feedback must be True or False; got {feedback!r:.80}")
     if type(on_error) is not str or on_error not in ("raise", "record"):
         raise ValueError(f"{factory}: on_error must be 'raise' or 'record'; got {on_error!r:.80}")
+    if timeout is not None:
+        scorer = scorer.with_timeout(timeout)
     if isinstance(scorer.fn, MetricCall):  # made by from_dspy: DSPy's own metric, again
         given = output_field is not None or label_field is not None or item is not None
         return dspy_again(scorer.fn, scorer.name, given, threshold, feedback, on_error == "record")

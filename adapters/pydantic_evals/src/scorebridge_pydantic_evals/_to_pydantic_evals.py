@@ -157,7 +157,7 @@ def on_error_invalid(on_error: object) -> bool:
 
 
 def to_pydantic_evals(
-    scorer: sb.Scorer, *, on_error: OnError = "raise", value: bool = True
+    scorer: sb.Scorer, *, on_error: OnError = "raise", value: bool = True, timeout: float | None = None
 ) -> Evaluator[Any, Any, Any]:
     """A scorebridge scorer as a pydantic-evals Evaluator, for `Dataset(evaluators=[...])`, `Case(evaluators=[...])`
     and `pydantic_evals.online.run_evaluators`.
@@ -192,6 +192,13 @@ def to_pydantic_evals(
     Round trip: for a scorer made by `from_pydantic_evals(x)`, `x` itself (a
     thin wrapper when a name other than x's, or `on_error="record"`, asks for
     something else).
+
+    timeout: seconds the scorer may take on one case (None, the default: no
+    limit), as `Scorer.with_timeout` gives it (pydantic-evals has no limit of its own
+    for a evaluator): a call past it has raised a `scorebridge.ScorerTimeout` (a
+    TimeoutError), recorded or raised as `on_error` says. A sync scorer's call
+    past it is abandoned on its thread, still running (Python cannot stop a
+    thread).
     """
     if not isinstance(scorer, sb.Scorer):
         raise TypeError(f"to_pydantic_evals: scorer must be a scorebridge Scorer; got {type(scorer).__name__}")
@@ -200,6 +207,9 @@ def to_pydantic_evals(
             f"to_pydantic_evals({scorer.name}): on_error must be 'raise' or 'record'; got {on_error!r:.80}"
         )
     from ._round_trip import evaluator_again
+
+    if timeout is not None:
+        scorer = scorer.with_timeout(timeout)
 
     again = evaluator_again(scorer, on_error)
     if again is not None:

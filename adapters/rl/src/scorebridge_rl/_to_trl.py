@@ -150,6 +150,7 @@ def to_trl(
     concurrency: int = 16,
     asynchronous: bool | None = None,
     name: str | None = None,
+    timeout: float | None = None,
 ) -> Callable[..., Any]:
     """A reward function for `GRPOTrainer(reward_funcs=[...])` that scores each completion with `scorer`.
 
@@ -187,7 +188,14 @@ def to_trl(
       for any scorer.
 
     `name` is the reward's `__name__`, which TRL logs it under; default the
-    scorer's name. A round trip is the identity: `to_trl(from_trl(f))` is
+    scorer's name.
+
+    timeout: seconds the scorer may take on one completion (None, the default: no
+    limit), as `Scorer.with_timeout` gives it (TRL has no limit of its own
+    for a reward function): a call past it has raised a `scorebridge.ScorerTimeout` (a
+    TimeoutError), recorded or raised as `on_error` says. A sync scorer's call
+    past it is abandoned on its thread, still running (Python cannot stop a
+    thread). A round trip is the identity: `to_trl(from_trl(f))` is
     `f` itself (TRL calls your function as before, its exceptions its own).
     """
     from ._from_trl import made_by_from_trl
@@ -195,6 +203,8 @@ def to_trl(
     if not isinstance(scorer, Scorer):
         raise TypeError(f"to_trl: expected a scorebridge Scorer; got {type(scorer).__name__}")
     where = f"to_trl({scorer.name})"
+    if timeout is not None:
+        scorer = scorer.with_timeout(timeout)
     call = made_by_from_trl(scorer)
     if call is not None and name in (None, call.name):
         return call.reward  # a round trip is the identity

@@ -132,7 +132,12 @@ class VerlBatchReward(VerlReward):
 
 
 def to_verl(
-    scorer: Scorer, *, on_error: OnError = "record", batch: bool = False, concurrency: int = 16
+    scorer: Scorer,
+    *,
+    on_error: OnError = "record",
+    batch: bool = False,
+    concurrency: int = 16,
+    timeout: float | None = None,
 ) -> Callable[..., Any]:
     """A `compute_score` function for verl's `custom_reward_function` that scores each response with `scorer`.
 
@@ -162,9 +167,18 @@ def to_verl(
     batch scored with `Scorer.score_many`, `concurrency` at a time (a
     model-graded scorer asks its grader about the responses side by side,
     where the one-response function asks about one after another).
+
+    timeout: seconds the scorer may take on one response (None, the default: no
+    limit), as `Scorer.with_timeout` gives it (verl has no limit of its own
+    for a reward function): a call past it has raised a `scorebridge.ScorerTimeout` (a
+    TimeoutError), recorded or raised as `on_error` says. A sync scorer's call
+    past it is abandoned on its thread, still running (Python cannot stop a
+    thread).
     """
     if not isinstance(scorer, Scorer):
         raise TypeError(f"to_verl: expected a scorebridge Scorer; got {type(scorer).__name__}")
+    if timeout is not None:
+        scorer = scorer.with_timeout(timeout)
     call = made_by_from_verl(scorer)
     if call is not None:
         return call.compute_score  # a round trip is the identity
