@@ -119,7 +119,14 @@ class TwoNodes:
     def start_worker(self) -> None:
         """A worker node (1 CPU, the resource `worker`) joined to the head; its processes kept by id."""
         before = _pids_with(self.folder)
-        self._start("--address", self.address, "--resources", '{"worker": 1}')
+        for attempt in range(3):  # a loaded machine may not register the raylet in Ray's 30 s: start it again
+            try:
+                self._start("--address", self.address, "--resources", '{"worker": 1}')
+                break
+            except RuntimeError:
+                _kill(_pids_with(self.folder) - before)
+                if attempt == 2:
+                    raise
         self.worker_pids = _pids_with(self.folder) - before
         self.wait_for_nodes(2)
 
