@@ -3,6 +3,18 @@
     uv run python benchmarks/bench_ray.py            # both parts (about two minutes on 2 cores)
     uv run python benchmarks/bench_ray.py scaling    # CPU-bound: detect_pattern over 200,000 long texts
     uv run python benchmarks/bench_ray.py million    # exact() over 1,000,000 rows, and the driver's memory
+    uv run python benchmarks/bench_ray.py cluster    # a two-node cluster: against map_batches, and a lost node
+
+cluster: a real two-node cluster on this machine (two raylets started with `ray
+start`, 1 CPU each: adapters/ray/tests/two_nodes.py). 20,000 rows with a GIL-bound
+scorer of 1 ms a row, materialized in the object store first: `score_dataset(ds,
+scorer, actors=2)` against Ray's own `map_batches` with the same scorer
+(`score_many` per batch) on the same pool (2 actors, 1 CPU each, the same batch
+size), best of `REPEAT`, as rows per second and their ratio (bar: 0.9x). Then
+`scorebridge score --engine ray` over 4,000 rows (4 ms a row), with the worker node
+killed once a few hundred rows are written and not replaced, 3 times: each run
+must finish on the head with every row once, or end with the stall timeout's error
+(40 s here), never hang.
 
 scaling: `detect_pattern(r"(?:^|\\s)(\\d+)\\.?\\s*$")` (the number at the end of the
 output: the regex tries every position of a ~2,900-character text) over 200,000
@@ -198,6 +210,109 @@ def millions() -> None:
     print(f"  driver peak, 1,000,000 / 10,000 rows: {results[1]['peak_mib'] / results[0]['peak_mib']:.2f}x (bar: 2x)")
 
 
+CLUSTER_ROWS = 20_000
+
+
+@sb.scorer
+def busy(item: Any, output: Any, label: Any) -> bool:
+    """Exact match after 1 ms of work held under the GIL (a scorer in Python, a regex over a long text)."""
+    end = time.perf_counter() + 0.001
+    while time.perf_counter() < end:
+        pass
+    return bool(output == label)
+
+
+class _RaysOwn:
+    """Ray's own way: an actor class for `map_batches` that scores each batch with `score_many`."""
+
+    def __init__(self) -> None:
+        self.scorer = busy
+
+    def __call__(self, batch: pa.Table) -> pa.Table:
+        scores = self.scorer.score_many(None, batch.column("output").to_pylist(), batch.column("label").to_pylist())
+        return batch.append_column("correct", pa.array([s.correct for s in scores], pa.bool_()))
+
+
+def _two_nodes() -> Any:
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "adapters", "ray", "tests"))
+    from two_nodes import TwoNodes
+
+    return TwoNodes().start()
+
+
+def cluster() -> None:
+    nodes = _two_nodes()
+    try:
+        os.environ.update({k: v for k, v in nodes.env.items() if k.startswith("RAY_")})
+        ray.init(address=nodes.address, logging_level="ERROR", log_to_driver=False)
+        context = ray.data.DataContext.get_current()
+        context.enable_progress_bars = False
+        rows = [{"output": str(i % 3), "label": str(i % 2)} for i in range(CLUSTER_ROWS)]
+        source = ray.data.from_items(rows).materialize()
+        size = CLUSTER_ROWS // 8  # 4 blocks an actor, for both
+        ours = theirs = 0.0
+        for _ in range(REPEAT):
+            took = timed(lambda: score_dataset(source, busy, actors=2, batch_size=size).materialize())
+            ours = max(ours, CLUSTER_ROWS / took)
+            pool = ray.data.ActorPoolStrategy(size=2)
+            own = source.map_batches(_RaysOwn, compute=pool, batch_format="pyarrow", batch_size=size)
+            theirs = max(theirs, CLUSTER_ROWS / timed(own.materialize))
+        print(f"two nodes, 1 CPU each: {CLUSTER_ROWS:,} rows, a GIL-bound scorer of 1 ms a row, 2 actors")
+        print(f"  score_dataset        {ours:8,.0f} rows/s")
+        print(f"  Ray's map_batches    {theirs:8,.0f} rows/s   (ratio {ours / theirs:.2f}x; bar 0.9x)")
+        ray.shutdown()
+        lost_node_runs(nodes)
+    finally:
+        nodes.stop()
+
+
+def _lines(path: str) -> int:
+    if not os.path.exists(path):
+        return 0
+    with open(path, "rb") as f:
+        return sum(1 for _ in f)
+
+
+def lost_node_runs(nodes: Any) -> None:
+    """The CLI with the worker node killed midway, 3 times: finished on the head, or a clear error; never a hang."""
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="sb-lost-")
+    scorer = os.path.join(folder, "slow.py")
+    with open(scorer, "w", encoding="utf-8") as f:
+        f.write(
+            "import time\nimport scorebridge as sb\n\n\n@sb.scorer\ndef slow(item, output, label):\n"
+            "    end = time.perf_counter() + 0.004\n    while time.perf_counter() < end:\n        pass\n"
+            "    return output == label\n"
+        )
+    data = os.path.join(folder, "data.jsonl")
+    with open(data, "w", encoding="utf-8") as f:
+        f.writelines(json.dumps({"output": str(i % 3), "label": str(i % 2)}) + "\n" for i in range(4000))
+    for attempt in range(3):
+        out = os.path.join(folder, f"scored{attempt}.jsonl")
+        command = [sys.executable, "-m", "scorebridge", "score", data, "--scorer", f"{scorer}@slow", "--out", out]
+        command += ["--engine", "ray", "--address", nodes.address, "--batch-size", "100", "--stall-timeout", "40"]
+        start = time.monotonic()
+        run = subprocess.Popen(command, env=nodes.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        while run.poll() is None and _lines(out) < 300:
+            time.sleep(0.2)
+        nodes.kill_worker()
+        try:
+            _, err = run.communicate(timeout=600)
+            with open(out, encoding="utf-8") as f:
+                lines = sorted(json.loads(x)["line"] for x in f if '"line"' in x)
+            how = (
+                f"finished, {len(lines):,} rows, each once: {lines == list(range(1, 4001))}"
+                if run.returncode == 0
+                else f"exit {run.returncode}: {err.strip().splitlines()[-1][:200]}"
+            )
+        except subprocess.TimeoutExpired:
+            run.kill()
+            how = "HUNG (killed after 600 s)"
+        print(f"  lost node, run {attempt + 1} of 3: {how}, {time.monotonic() - start:.0f} s")
+        nodes.start_worker()
+
+
 def main(argv: list[str]) -> None:
     if argv[:1] == ["--rows"]:
         print(json.dumps(million(int(argv[1]))))
@@ -207,6 +322,8 @@ def main(argv: list[str]) -> None:
         scaling()
     if part in ("all", "million"):
         millions()
+    if part in ("all", "cluster"):
+        cluster()
 
 
 if __name__ == "__main__":

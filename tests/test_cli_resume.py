@@ -153,7 +153,7 @@ def test_a_file_without_the_header_is_not_resumed(folder: Path, capsys: pytest.C
     assert status == 2 and "does not start with the header scorebridge score writes" in err and "--force" in err
 
 
-@pytest.mark.parametrize("flag", [["--resume"], ["--timeout", "1"], ["--on-bad-row", "skip"]])
+@pytest.mark.parametrize("flag", [["--timeout", "1"], ["--on-bad-row", "skip"]])  # --resume it does (open_out)
 def test_the_ray_engine_refuses_what_it_does_not_do_rather_than_drop_it(
     folder: Path, capsys: pytest.CaptureFixture[str], flag: list[str]
 ) -> None:

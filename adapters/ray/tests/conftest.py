@@ -16,18 +16,42 @@ import os
 os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
 
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 import ray
 import ray.data
 
+# two_nodes.py (the two-node cluster) is imported by name by test_cluster.py, under importlib mode
+if str(Path(__file__).parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).parent))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "cluster: on a two-node Ray cluster of its own (slow); run with -m cluster")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The `cluster` tests run only when asked for (`-m cluster`): they take minutes (.ci/run runs them)."""
+    if "cluster" in (config.getoption("-m") or ""):
+        return
+    later = pytest.mark.skip(reason="a two-node cluster: run with -m cluster (.ci/run does)")
+    for item in items:
+        if "cluster" in item.keywords:
+            item.add_marker(later)
+
 
 @pytest.fixture(scope="session", autouse=True)
-def local_ray() -> Iterator[dict[str, Any]]:
-    """A local Ray with 2 CPUs for the whole session; Ray Data quiet (no progress bars)."""
+def local_ray(request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
+    """A local Ray with 2 CPUs for the whole session; Ray Data quiet (no progress bars). None for a run of the
+    `cluster` tests alone, which start a cluster of their own and drive it from other processes."""
+    if "cluster" in (request.config.getoption("-m") or "") and "not" not in request.config.getoption("-m"):
+        yield {}
+        return
     folder = tempfile.mkdtemp(prefix="sbray-")  # short: Ray's socket paths must fit in 107 characters
     if ray.is_initialized():  # started in this process by something run before (a docs example): not ours
         ray.shutdown()

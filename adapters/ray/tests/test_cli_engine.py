@@ -47,6 +47,12 @@ def namespace(file: Path, **changes: Any) -> argparse.Namespace:
     return argparse.Namespace(file=str(file), **{**fields, **changes})
 
 
+def written_rows(out: Path) -> list[dict[str, Any]]:
+    """The rows of an --out file, after its header line (which names the scorers and the input)."""
+    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    return [r for r in records if "scorebridge" not in r]
+
+
 def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
     path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     return path
@@ -66,7 +72,7 @@ def from_jsonl(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, sb.Summa
     source = write_jsonl(folder / "data.jsonl", [{"input": f"in {i}", **row} for i, row in enumerate(ROWS)])
     out = folder / "scored.jsonl"
     [summary], _ = score_with_ray(namespace(source, out=str(out)), echo_item)
-    return source, summary, [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    return source, summary, written_rows(out)
 
 
 def test_a_jsonl_file_gives_the_local_engines_summary(from_jsonl: tuple[Path, sb.Summary, Any]) -> None:
@@ -272,7 +278,7 @@ def test_a_field_named_as_a_plain_score_field_is_kept(tmp_path: Path) -> None:
     source = write_jsonl(tmp_path / "data.jsonl", [{"output": "a", "label": "a", "grade": 3}])
     out = tmp_path / "scored.jsonl"
     score_with_ray(namespace(source, out=str(out)), sb.exact())
-    [row] = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    [row] = written_rows(out)
     assert (row["grade"], row["exact.grade"]) == (3, "C")
 
 
@@ -282,12 +288,7 @@ def test_out_has_the_local_engines_columns_and_values(tmp_path: Path) -> None:
     source = write_jsonl(tmp_path / "data.jsonl", ROWS)
     main(["score", str(source), "--scorer", "exact", "--out", str(tmp_path / "local.jsonl")])
     score_with_ray(namespace(source, out=str(tmp_path / "ray.jsonl")), sb.exact())
-    local, on_ray = (
-        [json.loads(line) for line in (tmp_path / name).read_text(encoding="utf-8").splitlines()]
-        for name in ("local.jsonl", "ray.jsonl")
-    )
-    local = [row for row in local if row.get("scorebridge") != "score"]  # the rows, after the header
-    on_ray = [row for row in on_ray if row.get("scorebridge") != "score"]
+    local, on_ray = (written_rows(tmp_path / name) for name in ("local.jsonl", "ray.jsonl"))
     assert [list(row) for row in on_ray] == [list(row) for row in local]  # the same columns, in the same order
     assert on_ray == local
 
@@ -354,7 +355,7 @@ def test_an_unreadable_grade_is_said_once_with_the_count_and_first_line_as_local
     said = f"scorebridge score: words returned a grade no rule reads on 2 rows (the first: {source}:2, 'yes')"
     assert [line for line in on_ray.splitlines() if "returned a grade" in line] == local.splitlines()
     assert local.startswith(said)
-    written = [json.loads(line)["words.metadata"] for line in (tmp_path / "ray.jsonl").read_text().splitlines()]
+    written = [row["words.metadata"] for row in written_rows(tmp_path / "ray.jsonl")]
     assert written == ["{}"] * 5  # the mark that carried it is not written
 
 
@@ -424,3 +425,34 @@ def test_group_by_puts_the_groups_in_the_report(tmp_path: Path, capsys: pytest.C
     names = [g["name"] for g in json.loads(capsys.readouterr().out)["groups"]]
     page = report.read_text(encoding="utf-8")
     assert names == ["geo", "math", "(none)"] and all(f">{name}<" in page for name in names)
+
+
+def test_a_scorer_that_cannot_be_pickled_is_refused_before_ray_starts_naming_a_factory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the bug: an unpicklable scorer failed late, with an uncaught TypeError, after connecting and reading the file
+    from scorebridge._cli.main import main
+
+    (tmp_path / "locked.py").write_text(
+        "import threading\nimport scorebridge as sb\n\nlock = threading.Lock()\n\n\n"
+        "@sb.scorer\ndef locked(item, output, label, *, guard=lock):\n    return output == label\n",
+        encoding="utf-8",
+    )
+    source = write_jsonl(tmp_path / "data.jsonl", ROWS)
+    status = main(["score", str(source), "--scorer", f"{tmp_path}/locked.py@locked", "--engine", "ray"])
+    said = capsys.readouterr().err
+    assert status == 2
+    assert "cannot be sent to the Ray workers" in said and "path/to/file.py@make_scorer" in said
+
+
+def test_a_ray_client_address_without_ray_client_says_what_to_install(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the bug: --address ray://... was an uncaught ValueError from Ray
+    from scorebridge._cli.main import main
+
+    monkeypatch.setitem(sys.modules, "grpc", None)  # Ray Client's grpcio not installed
+    source = write_jsonl(tmp_path / "data.jsonl", ROWS)
+    status = main(["score", str(source), "--scorer", "exact", "--engine", "ray", "--address", "ray://head:10001"])
+    assert status == 2
+    assert 'pip install "scorebridge[ray-client]"' in capsys.readouterr().err

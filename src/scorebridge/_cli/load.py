@@ -16,8 +16,12 @@ with them, a Scorer is made again with them through `Scorer.with_options` (its
 options are the keyword-only parameters of its function). Every value is
 checked against its option (`options.check_values`) before any row is read.
 
-A factory named by `file.py@name` is refused with the sentence Inspect AI's
-`inspect score --scorer file.py@name` refuses it with ("The function NAME was
+For `--engine ray`, `load_for_workers` also gives, for a factory (by
+`file.py@name` too, there), the call each worker makes (`factory(**options)`):
+the factory is called once here, to name the scorer and check its options,
+and again in every worker, which scores with its own (so a grader's client is
+opened where it is used). Else, a factory named by `file.py@name` is refused
+with the sentence Inspect AI's `inspect score --scorer file.py@name` refuses it with ("The function NAME was
 not found in file FILE": Inspect finds only `@scorer` functions in a file), so
 one `--scorer` means the same to both command lines; the message says what both
 find. Several `--scorer`: each `-S` goes to every scorer that has that option.
@@ -25,6 +29,7 @@ find. Several `--scorer`: each `-S` goes to every scorer that has that option.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import inspect
@@ -41,7 +46,10 @@ from .._protocol.values import a_type
 from .main import UsageError
 from .options import check_values, option_params, quote_hint, read_options
 
-__all__ = ["NEEDS_GRADER", "describe", "load_scorer", "load_scorers", "signature"]
+__all__ = ["NEEDS_GRADER", "Maker", "describe", "load_for_workers", "load_scorer", "load_scorers", "signature"]
+
+Maker = Callable[[], Scorer]
+"""What a worker calls to make its own scorer: a factory with its `-S` options bound."""
 
 NEEDS_GRADER: Final = ("model_graded_fact", "model_graded_qa")
 """Built-in scorers that need a grader model, which no `-S` option can give."""
@@ -238,11 +246,12 @@ def _not_found_by_file(path: str, name: str) -> UsageError:
         f"--scorer {path}@{name}: The function {name} was not found in file {path} (so says inspect score too: "
         f"file.py@name finds a Scorer, not a function that makes one). Make its options the scorer's own, "
         f"@scorer def {name}(item, output, label, *, option=default), which both command lines find; "
-        f"or name the function by its module, --scorer {module}:{name} (scorebridge score only)"
+        f"or name the function by its module, --scorer {module}:{name} (scorebridge score only; "
+        "with --engine ray, file.py@factory works too, called on each worker)"
     )
 
 
-def _find(spec: str) -> tuple[str, Any]:
+def _find(spec: str, factories: bool = False) -> tuple[str, Any]:
     """What `spec` names, before any option: how messages name it, and the object (a Scorer, or a factory)."""
     if "@" in spec or spec.endswith(".py"):
         path, _, name = spec.rpartition("@") if "@" in spec else (spec, "", "")
@@ -250,7 +259,7 @@ def _find(spec: str) -> tuple[str, Any]:
             raise UsageError(f"--scorer {spec}: no name after @ (path/to/file.py@name)")
         module = _from_file(path)
         found, obj = _attribute(module, name or None, path)
-        if inspect.isfunction(obj) and not _looks_like_scorer_function(obj):
+        if inspect.isfunction(obj) and not _looks_like_scorer_function(obj) and not factories:
             raise _not_found_by_file(path, found)
         return f"{path}@{found}", obj
     if ":" in spec:
@@ -285,11 +294,25 @@ def load_scorers(specs: Sequence[str], pairs: Sequence[tuple[str, str]]) -> list
     has is refused, naming each scorer's options. Every value is checked against the option's annotation
     or its default's type (`check_values`) here, before any row is read.
     """
+    return [scorer for scorer, _ in _load(specs, pairs, factories=False)]
+
+
+def load_for_workers(specs: Sequence[str], pairs: Sequence[tuple[str, str]]) -> list[tuple[Scorer, Maker | None]]:
+    """As `load_scorers`, each scorer with the call that makes it on a worker (`Maker`) when a factory made it
+    (named by `module:name` or `file.py@name`), else None (the Scorer itself is sent)."""
+    return _load(specs, pairs, factories=True)
+
+
+def _load(specs: Sequence[str], pairs: Sequence[tuple[str, str]], factories: bool) -> list[tuple[Scorer, Maker | None]]:
     options = read_options(pairs)
-    found = [_find(spec) for spec in specs]
+    found = [_find(spec, factories) for spec in specs]
+
+    def maker(obj: Any, mine: dict[str, Any]) -> Maker | None:
+        return None if isinstance(obj, Scorer) else functools.partial(obj, **mine)
+
     if len(found) == 1:
         what, obj = found[0]
-        return [_made(what, obj, options, pairs)]
+        return [(_made(what, obj, options, pairs), maker(obj, options))]
     accepts = [option_params(obj) for _, obj in found]
     nobody = [key for key in options if not any(anything or key in params for params, anything in accepts)]
     if nobody:
@@ -300,5 +323,7 @@ def load_scorers(specs: Sequence[str], pairs: Sequence[tuple[str, str]]) -> list
     made = []
     for (what, obj), (params, anything) in zip(found, accepts, strict=True):
         mine = {k: v for k, v in options.items() if anything or k in params}
-        made.append(_made(what, obj, mine, [(k, t) for k, t in pairs if k.replace("-", "_") in mine]))
+        made.append(
+            (_made(what, obj, mine, [(k, t) for k, t in pairs if k.replace("-", "_") in mine]), maker(obj, mine))
+        )
     return made

@@ -91,6 +91,27 @@ def _at_least_one(text: str) -> int:
     return value
 
 
+def _above_zero(what: str) -> Any:
+    """A parser of a finite number above 0 for an option, `what` naming it in the error ("seconds", "CPUs")."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number of {what} above 0; got {text!r}") from None
+        if not math.isfinite(value) or value <= 0:
+            raise argparse.ArgumentTypeError(f"expected a number of {what} above 0; got {text!r}")
+        return value
+
+    return parse
+
+
+_stall = _above_zero("seconds")
+"""A duration for --stall-timeout."""
+_cpus = _above_zero("CPUs")
+"""CPUs for --num-cpus (a fraction allowed)."""
+
+
 def _seconds(text: str) -> float:
     """A duration for --timeout: a number of seconds above 0, at most a day (`values.seconds`, the core's rule)."""
     from .._protocol.values import seconds
@@ -226,7 +247,52 @@ def _add_score(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
         help="where to score: in this process (local, the default) or on a Ray cluster "
         '(pip install "scorebridge[ray]")',
     )
-    p.add_argument("--address", metavar="ADDRESS", help="with --engine ray: the cluster's address (default: Ray's own)")
+    p.add_argument(
+        "--address",
+        metavar="ADDRESS",
+        help="with --engine ray: the cluster's address, HOST:PORT or ray://HOST:10001 (Ray Client: pip install "
+        '"scorebridge[ray-client]"); default: Ray\'s own (RAY_ADDRESS, a cluster on this machine, else a new one)',
+    )
+    p.add_argument(
+        "--actors",
+        type=_at_least_one,
+        metavar="N",
+        help="with --engine ray: the most actors each scorer's pool has (default: the cluster's CPUs over "
+        "--num-cpus); the pool can shrink to 1, so a run goes on when a node is lost",
+    )
+    p.add_argument(
+        "--num-cpus",
+        type=_cpus,
+        metavar="X",
+        help="with --engine ray: the CPUs each actor reserves, a fraction for a scorer that waits on a grader "
+        "(default: 1, shared by several --scorer)",
+    )
+    p.add_argument(
+        "--batch-size",
+        type=_at_least_one,
+        metavar="N",
+        help="with --engine ray: rows a block (an actor's call); default: the rows split over the actors, 2 "
+        "blocks an actor at least, at most 1,024 rows a block",
+    )
+    p.add_argument(
+        "--working-dir",
+        metavar="DIR",
+        help="with --engine ray: a folder every worker gets a copy of and imports from (Ray's job-level "
+        "runtime env); default: the folder of a path/to/file.py scorer, without the input and --out",
+    )
+    p.add_argument(
+        "--py-modules",
+        action="append",
+        metavar="PKG",
+        help="with --engine ray: a package folder (or .whl) of yours every worker can import; give it again for more",
+    )
+    p.add_argument(
+        "--stall-timeout",
+        type=_stall,
+        metavar="S",
+        help="with --engine ray: end the run with what Ray reports of the cluster when no block has been scored "
+        "for S seconds, as when a lost node leaves too few CPUs (default: 300)",
+    )
     from .compare import add_group_by, add_progress, add_report, add_show  # the options `compare` shares
 
     add_group_by(p)

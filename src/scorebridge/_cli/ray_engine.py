@@ -1,31 +1,33 @@
-"""`scorebridge score FILE --engine ray`: the file read and scored through Ray Data, on a local Ray or a cluster.
+"""`scorebridge score FILE --engine ray`: the file scored through Ray Data, on a local Ray or a cluster.
 
 The one module of the core that imports an adapter (`scorebridge_ray`, so Ray):
 the CLI imports this module only for `--engine ray`, so without Ray installed
-that import fails and the CLI says what to install. The file is checked here
-first, as the local engine reads it (`read_rows`, so a bad line is the same
-"FILE:LINE: problem"), then read again by Ray Data:
+that import fails and the CLI says what to install. A local file is read here,
+as the local engine reads it (`read_rows`, so a bad line is the same
+"FILE:LINE: problem"), checked for what Arrow can hold, and put in Ray's object
+store in blocks sized for the actors (2 an actor at least), owned by this
+process: the cluster never needs to see the file, and a lost node takes no
+block with it.
 
-- `.parquet`: Ray's Parquet reader, the columns as typed in the file;
-- `.jsonl`/`.ndjson`: each line parsed by Python's `json` in Ray tasks (not Ray's
-  JSON reader, which guesses types: "01" would become the number 1). A column
-  holds one type in Arrow, so a field whose JSON type changes from row to row
-  (a string here, a list there) is refused; a row without the item's field has
-  null there; an object in a field becomes a struct, with every key any row has;
+- `.parquet`: the columns as typed in the file;
+- `.jsonl`/`.ndjson`: each line parsed by Python's `json` (not Ray's JSON
+  reader, which guesses types: "01" would become the number 1). A column holds
+  one type in Arrow, so a field whose JSON type changes from row to row (a
+  string here, a list there) is refused; an object in a field becomes a struct;
 - `.csv`: every value a string, an empty cell "", as the local engine reads it.
 
-A path with a scheme (`s3://...`) is not checked here, only read by Ray.
-`--out` gets the rows as the local engine writes them (`line`, the row's fields,
-each scorer's `SCORER.FIELD` columns: `scorebridge._runner.scored`), one file
-(Parquet, or JSONL by its extension; "-" is JSONL on standard output), written
-as the scored rows stream back in the input's order. Several scorers are one
-`score_dataset` stage each, so each row is read once. A scorer's exception is
-recorded in every actor and, with --on-error raise, named by the first row's
-line once the rows are scored (Ray cannot say which line a failed task held);
-a grade no rule reads is marked there too, and said once per scorer with the
-count and the first line, as the local engine says it. `--group-by`'s groups
-are counted per block (`summarize_groups`), a column no row has being the group
-`(none)`, as locally.
+A path with a scheme (`s3://...`) is read by Ray on the cluster, not checked
+here. Each scorer is one `score_dataset` stage on a pool of 1 to N actors (N:
+--actors, else the cluster's CPUs over --num-cpus), so a run goes on on the
+nodes left when one is lost, and a run that scores no block for
+--stall-timeout seconds ends with what Ray reports. `--out` is opened by the
+engine-shared `open_out` (its header, --resume, --force) and written as the
+blocks come back, in the input's order, by the local engine's own writer
+(`_Scoring.keep`), which also counts the summaries; a Parquet `--out` is a part
+per block in OUT.parts, made one file at the end. A scorer's exception is
+recorded in the actors and, with --on-error raise, named by its row's line once
+the rows before it are written; a grade no rule reads is said once per scorer,
+as the local engine says it.
 
 Ray's `uv run` integration is turned off for this process (unless you set
 RAY_ENABLE_UV_RUN_RUNTIME_ENV yourself): under `uv run` it would copy the working
@@ -42,28 +44,38 @@ import argparse
 import contextvars
 import functools
 import json
+import logging
+import queue
+import shutil
+import signal
 import sys
+import threading
+import time
 import warnings
 from array import array
-from collections.abc import Iterator, Sequence
-from typing import IO, TYPE_CHECKING, Any, Final, cast
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from importlib import import_module
+from typing import TYPE_CHECKING, Any, Final, cast
 
 import ray
 import ray.data
 
-from scorebridge_ray import score_dataset, summarize, summarize_groups
+from scorebridge_ray import score_dataset, score_of
+from scorebridge_ray._score import MAX_BATCH_SIZE, actors_at_hand, batch_size_for
 from scorebridge_ray._ship import ship
 
 from .._protocol.cells import csv_cell
 from .._protocol.score import Score, UnreadableLabel
 from .._protocol.scorer import Scorer
 from .._runner.files import JSONL_SUFFIXES, PARQUET_SUFFIXES, SUFFIXES, RowError, format_of, read_rows
-from .._runner.groups import GroupedSummaries, parse_group_by
+from .._runner.groups import GroupedSummaries
+from .._runner.progress import count_rows
 from .._runner.scored import LINE, taken_columns, unique_names
 from .._runner.summary import Summary
-from .load import describe
-from .main import DEFAULT_CONCURRENCY, ITEM_FIELDS
-from .score import grade_line
+from .load import Maker, describe
+from .main import DEFAULT_CONCURRENCY, ITEM_FIELDS, UsageError
+from .out import PARQUET_KEY, Lines, ScoredOut, open_out
+from .score import _interrupted, _Scoring, grade_line
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -117,49 +129,132 @@ def _merged(shape: Any, value: Any, path: str) -> Any:
     return kind
 
 
-def _check_rows(path: str, fmt: str, needed: list[str]) -> tuple[list[str], array[int]]:
-    """Read the file as the local engine does (every line, "FILE:LINE: problem"), and check what Ray needs.
+class _Blocks:
+    """Rows put in Ray's object store as they are read, `size` rows a block (the driver holds one block at a time)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.refs: list[Any] = []
+        self.lines: array[int] = array("q")
+        self._tables: list[pa.Table] = []
+        self._held = 0
+
+    def add(self, table: pa.Table, lines: Sequence[int]) -> None:
+        self.lines.extend(lines)
+        self._tables.append(table)
+        self._held += table.num_rows
+        while self._held >= self.size:
+            self._put(self.size)
+
+    def _put(self, rows: int) -> None:
+        import pyarrow as pa
+
+        whole = (
+            pa.concat_tables(self._tables, promote_options="permissive") if len(self._tables) > 1 else self._tables[0]
+        )
+        self.refs.append(ray.put(whole.slice(0, rows).combine_chunks()))
+        rest = whole.slice(rows)
+        self._tables = [rest] if rest.num_rows else []
+        self._held = rest.num_rows
+
+    def close(self) -> None:
+        if self._held:
+            self._put(self._held)
+
+
+def _table(fmt: str, rows: list[dict[str, Any]], fields: Sequence[str]) -> pa.Table:
+    """Rows read by `read_rows` as one Arrow table: a JSONL row's values typed as Arrow infers them, a CSV's text."""
+    import pyarrow as pa
+
+    if fmt == "csv":
+        return pa.table({name: pa.array([row.get(name) for row in rows], pa.string()) for name in fields})
+    return pa.Table.from_struct_array(pa.array(rows))  # every row has a field: the output's, at least
+
+
+def _read_here(path: str, fmt: str, needed: list[str], size: int, done: Lines | None) -> _Blocks:
+    """The file read here, as the local engine reads it (every line, "FILE:LINE: problem"), checked for what
+    Ray needs, and put in Ray's object store in blocks of `size` rows, the lines `done` holds left out.
 
     Every row must have the `needed` fields; in a JSONL file, a field's JSON type
     must not change from row to row (Arrow holds one type per column), nor that
     of the elements of a list in it, or of a key of an object in it, anywhere in
-    any row (`[1, {"b": 2}]` cannot be an Arrow list). The names of the fields,
-    in order of appearance, and each row's line (for --out's `line` and the
-    messages: Ray Data does not keep them).
+    any row (`[1, {"b": 2}]` cannot be an Arrow list). The blocks keep each
+    row's line (for --out's `line` and the messages: Ray Data does not keep them).
+    The blocks are owned by this process, so a node that is lost takes none of them.
     """
+    blocks = _Blocks(size)
+    if fmt == "parquet":
+        _parquet_here(path, blocks, done)
+        return blocks
     fields: dict[str, tuple[Any, int] | None] = {}  # name: (its values' shape, the line it was first seen on)
-    lines: array[int] = array("q")
+    rows: list[dict[str, Any]] = []
+    lines: list[int] = []
     for line, row in read_rows(path):
-        lines.append(line)
         for name in needed:
             if name not in row:
                 have = ", ".join(map(str, row)) or "no fields"
                 raise RowError(path, line, f"no field {name!r}; the row has {have}")
         if fmt == "csv":  # every value a string
             fields = fields or dict.fromkeys(row)
+        else:
+            _check_shapes(path, line, row, fields)
+        if done is not None and line in done:
             continue
-        for name, value in row.items():
-            seen = fields.get(name)
-            try:
-                shape = _merged(None if seen is None else seen[0], value, name)
-            except _Clash as clash:
-                where = f"is {clash.here}" if clash.path == name else f"has {clash.here} at {clash.path}"
-                before = (
-                    f"{clash.before} on line {seen[1]}"
-                    if seen is not None and clash.path == name
-                    else (f"{clash.before} there before" + ("" if seen is None else f" (first seen on line {seen[1]})"))
-                )
-                raise RowError(
-                    path,
-                    line,
-                    f"the field {name!r} {where} here but {before}; Ray Data holds one type per column, and "
-                    "in each list and object of one: make them one type, or score the file without --engine ray",
-                ) from None
-            if shape is not None:
-                fields[name] = (shape, line if seen is None else seen[1])
-            elif seen is None:
-                fields[name] = None
-    return list(fields), lines
+        rows.append(row)
+        lines.append(line)
+        if len(rows) == size:
+            blocks.add(_table(fmt, rows, list(fields)), lines)
+            rows, lines = [], []
+    if rows:
+        blocks.add(_table(fmt, rows, list(fields)), lines)
+    blocks.close()
+    return blocks
+
+
+def _check_shapes(path: str, line: int, row: dict[str, Any], fields: dict[str, tuple[Any, int] | None]) -> None:
+    """`RowError` when a value of `row` has another JSON type than the same field's before (`fields`, updated)."""
+    for name, value in row.items():
+        seen = fields.get(name)
+        try:
+            shape = _merged(None if seen is None else seen[0], value, name)
+        except _Clash as clash:
+            where = f"is {clash.here}" if clash.path == name else f"has {clash.here} at {clash.path}"
+            before = (
+                f"{clash.before} on line {seen[1]}"
+                if seen is not None and clash.path == name
+                else (f"{clash.before} there before" + ("" if seen is None else f" (first seen on line {seen[1]})"))
+            )
+            raise RowError(
+                path,
+                line,
+                f"the field {name!r} {where} here but {before}; Ray Data holds one type per column, and "
+                "in each list and object of one: make them one type, or score the file without --engine ray",
+            ) from None
+        if shape is not None:
+            fields[name] = (shape, line if seen is None else seen[1])
+        elif seen is None:
+            fields[name] = None
+
+
+def _parquet_here(path: str, blocks: _Blocks, done: Lines | None) -> None:
+    """A local Parquet file's rows in `blocks`, with their types as in the file; a row's line is its number."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        source = pq.ParquetFile(path)
+    except Exception as exc:  # pyarrow's errors: not Parquet, cut short
+        raise RowError(path, None, f"cannot be read as Parquet ({exc})") from None
+    number = 0
+    for batch in source.iter_batches(batch_size=blocks.size):
+        table = pa.Table.from_batches([batch])
+        lines = range(number + 1, number + 1 + table.num_rows)
+        number += table.num_rows
+        if done is not None:
+            kept = [i for i, line in enumerate(lines) if line not in done]
+            table, lines = table.take(kept), [lines[i] for i in kept]  # type: ignore[assignment]
+        blocks.add(table, lines)
+    blocks.close()
 
 
 def _parse_lines(batch: pa.Table) -> pa.Table:
@@ -170,33 +265,19 @@ def _parse_lines(batch: pa.Table) -> pa.Table:
     return pa.Table.from_struct_array(rows) if len(rows) else pa.table({})
 
 
-def _read(path: str, fmt: str, fields: list[str]) -> Dataset:
+def _read(path: str, fmt: str) -> Dataset:
+    """A file the cluster reads (a URI: `s3://...`), by Ray Data (a CSV file's types as Ray guesses them), JSONL
+    parsed by Python's `json` in Ray tasks."""
     if fmt == "parquet":
         return ray.data.read_parquet(path)
     if fmt == "csv":
-        import pyarrow as pa
         import pyarrow.csv as pcsv
 
-        convert = pcsv.ConvertOptions(
-            column_types=dict.fromkeys(fields, pa.string()), strings_can_be_null=False, quoted_strings_can_be_null=False
-        )
+        convert = pcsv.ConvertOptions(strings_can_be_null=False, quoted_strings_can_be_null=False)
         parse = pcsv.ParseOptions(newlines_in_values=True)
         return ray.data.read_csv(path, convert_options=convert, parse_options=parse)
     lines = ray.data.read_text(path, encoding="utf-8-sig", drop_empty_lines=True)
     return lines.map_batches(_parse_lines, batch_format="pyarrow", batch_size=None)
-
-
-def _connect(address: str | None) -> None:
-    import logging
-
-    # Ray Data logs each dataset's plan and progress at INFO, 20-odd lines a run: the command prints its own summary
-    logging.getLogger("ray.data").setLevel(logging.WARNING)
-    if ray.is_initialized():
-        return
-    try:
-        ray.init(address=address, logging_level=logging.ERROR)
-    except ConnectionError as exc:
-        raise RowError(address or "ray.init()", None, f"cannot reach a Ray cluster: {exc}") from None
 
 
 def _raised(exc: BaseException) -> str:
@@ -212,45 +293,6 @@ def _raised(exc: BaseException) -> str:
             notes = [n for n in lines[i + 1 :] if not n.startswith(("raised inside the ", "at row "))]
             return " ".join([lines[i], *notes])
     return lines[-1] if lines else type(exc).__name__
-
-
-def _numbered(ds: Dataset, names: Sequence[str], lines: Sequence[int] | None) -> Iterator[pa.Table]:
-    """The batches of `ds` in order, each with the rows' `line` first (the file's lines, else 1, 2, ...)."""
-    import pyarrow as pa
-
-    done = 0
-    for each in ds.iter_batches(batch_format="pyarrow", batch_size=None):
-        batch = cast("pa.Table", each)
-        n = batch.num_rows
-        numbers = lines[done : done + n] if lines is not None else range(done + 1, done + n + 1)
-        done += n
-        yield _unmarked(batch, names).add_column(0, LINE, pa.array(numbers, type=pa.int64()))
-
-
-def _write_jsonl(batches: Iterator[pa.Table], f: IO[str]) -> None:
-    for batch in batches:
-        for row in batch.to_pylist():
-            f.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
-
-
-def _write(ds: Dataset, names: Sequence[str], lines: Sequence[int] | None, out: str, fmt: str) -> None:
-    """The rows of `ds` to one file, as they stream in (the driver holds one batch at a time)."""
-    batches = _numbered(ds, names, lines)
-    if out == "-":
-        _write_jsonl(batches, sys.stdout)
-        return
-    if fmt == "jsonl":
-        with open(out, "w", encoding="utf-8") as f:
-            _write_jsonl(batches, f)
-        return
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    # the dataset's schema (every block's, unified: a column all null in the first block is typed by the others)
-    schema = ds.schema().base_schema.insert(0, pa.field(LINE, pa.int64()))  # not None: the dataset has rows
-    with pq.ParquetWriter(out, schema) as writer:
-        for batch in batches:
-            writer.write_table(batch.cast(schema) if batch.schema != schema else batch)
 
 
 _RAISED: Final = "scorebridge.raised"
@@ -346,28 +388,6 @@ def _marking(shipped: bytes, what: str, record: bool, csv_label: tuple[str, str]
     return Scorer(name, fn, scorer.options, recorded=True, fast=scorer.fast)  # a fast one stays inline
 
 
-def _marks(ds: Dataset, names: Sequence[str], lines: Sequence[int] | None) -> list[tuple[int, str, dict[str, Any]]]:
-    """The marked rows of every scorer, in the input's order: (line, scorer's name, the marks)."""
-    import pyarrow.compute as pc
-
-    columns = [f"{name}.metadata" for name in names]
-    found = []
-    done = 0
-    for each in ds.select_columns(columns).iter_batches(batch_format="pyarrow", batch_size=None):
-        batch = cast("pa.Table", each)
-        for name, column in zip(names, columns, strict=True):
-            texts = batch.column(column)
-            hits = pc.indices_nonzero(pc.fill_null(pc.match_substring(texts, _MARK), False)).to_pylist()
-            for i in hits:
-                metadata = json.loads(texts[i].as_py())
-                marks = {k: v for k, v in metadata.items() if k in (_RAISED, _GRADE)}
-                if marks:
-                    found.append((lines[done + i] if lines is not None else done + i + 1, name, marks))
-        done += batch.num_rows
-    found.sort(key=lambda mark: mark[0])
-    return found
-
-
 def _unmarked(batch: pa.Table, names: Sequence[str]) -> pa.Table:
     """A batch with the marks dropped from each scorer's metadata, which is then what the local engine writes."""
     import pyarrow as pa
@@ -400,17 +420,439 @@ def _with_columns(columns: Sequence[str], batch: pa.Table) -> pa.Table:
     return batch
 
 
-def _summaries(
-    ds: Dataset, names: Sequence[str], group_by: Sequence[str]
-) -> tuple[list[Summary], list[GroupedSummaries]]:
-    """Each scorer's summary, and with `group_by` its summaries by group (whose whole is the summary)."""
-    if not group_by:
-        return [summarize(ds, name, prefix=f"{name}.") for name in names], []
-    every = ds.map_batches(
-        functools.partial(_with_columns, group_by), batch_format="pyarrow", batch_size=None, zero_copy_batch=True
+DEFAULT_STALL_TIMEOUT: Final = 300.0
+"""--stall-timeout's default: seconds with no block scored before the run ends with what Ray reports."""
+
+_EXCLUDED: Final = (
+    ".git",
+    ".venv",
+    "venv",
+    "__pycache__",
+    "node_modules",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+)
+"""Never shipped with a scorer file's folder: environments and caches (the input and --out are left out too)."""
+
+
+def _scorer_folder(specs: Sequence[str]) -> str | None:
+    """The folder of the first scorer named by a file (`file.py@name`), which is shipped to the workers."""
+    for spec in specs:
+        if "@" in spec or spec.endswith(".py"):
+            path = spec.rpartition("@")[0] if "@" in spec else spec
+            return os.path.dirname(os.path.abspath(path))
+    return None
+
+
+def _runtime_env(args: argparse.Namespace, path: str, out: str | None) -> dict[str, Any]:
+    """The job's runtime env: --working-dir and --py-modules; else the folder of a scorer file of yours, without
+    the input, --out, environments and caches (so a helper module beside the scorer imports on every worker)."""
+    env: dict[str, Any] = {}
+    modules = getattr(args, "py_modules", None)
+    if modules:
+        env["py_modules"] = [os.path.abspath(m) for m in modules]
+    working_dir = getattr(args, "working_dir", None)
+    folder = os.path.abspath(working_dir) if working_dir else _scorer_folder(getattr(args, "scorers", None) or ())
+    if folder is None:
+        return env
+    for flag, given in (("--working-dir", working_dir), ("--py-modules", modules and modules[0])):
+        if given and not os.path.exists(given):
+            raise UsageError(f"{flag} {given}: no such file or folder")
+    env["working_dir"] = folder
+    inside = [p for p in (path, out) if p and p != "-" and os.path.abspath(p).startswith(os.path.join(folder, ""))]
+    left_out = [*_EXCLUDED, *("/" + os.path.relpath(os.path.abspath(p), folder) for p in inside)]
+    if out and out != "-":
+        left_out.append("/" + os.path.relpath(os.path.abspath(out) + _PARTS, folder))
+    env["excludes"] = left_out
+    return env
+
+
+def _errors_on_stderr() -> None:
+    """Ray's error messages to the driver (an actor that died, a task retried), which Ray prints on stdout, said
+    on stderr instead, each message's first line once."""
+    from ray._private import worker
+
+    previous = worker.print_to_stdstream
+    if getattr(previous, "scorebridge", False):
+        return
+    said: set[str] = set()
+
+    def show(data: dict[str, Any], ignore_prefix: bool) -> None:
+        if data.get("pid") != "raylet" or data.get("is_err"):
+            previous(data, ignore_prefix)
+            return
+        for text in data.get("lines") or ():
+            first = next((line.strip() for line in str(text).splitlines() if line.strip()), "")
+            if first and first not in said:
+                said.add(first)
+                print(f"scorebridge score: Ray says: {first[:300]}", file=sys.stderr)
+
+    show.scorebridge = True  # type: ignore[attr-defined]
+    worker.print_to_stdstream = show
+
+
+def _connect(address: str | None, env: dict[str, Any]) -> dict[str, Any] | None:
+    """Ray started or joined, with `env` for the job; the runtime env the actors need besides (Ray running
+    already in this process), or None. Ray's logs stay off stdout (log_to_driver=False)."""
+    import logging
+
+    from scorebridge_ray._env import job_env
+
+    # Ray Data logs each dataset's plan and progress at INFO, 20-odd lines a run: the command prints its own summary
+    logging.getLogger("ray.data").setLevel(logging.WARNING)
+    _errors_on_stderr()
+    if address and address.startswith("ray://"):
+        try:
+            import_module("ray.util.client")
+            import_module("grpc")
+        except ImportError:
+            raise UsageError(
+                f'--address {address}: Ray Client (ray://) needs ray[client]: pip install "scorebridge[ray-client]"'
+            ) from None
+    try:
+        return job_env("--engine ray", env, address=address, logging_level=logging.ERROR, log_to_driver=False)
+    except ConnectionError as exc:
+        raise RowError(address or "ray.init()", None, f"cannot reach a Ray cluster: {exc}") from None
+    except ValueError as exc:
+        raise UsageError(str(exc).removeprefix("--engine ray: ")) from None
+
+
+_PARTS: Final = ".parts"
+"""What a Parquet --out's folder of finished blocks is named after the file (`scored.parquet.parts`)."""
+
+
+class _Parts:
+    """A Parquet --out written as blocks finish: each block a part in OUT.parts, then the parts made OUT."""
+
+    def __init__(self, out: str, header: Mapping[str, Any] | None) -> None:
+        self.out = out
+        self.folder = out + _PARTS
+        self.header = header
+        shutil.rmtree(self.folder, ignore_errors=True)
+        os.makedirs(self.folder)
+        self.count = 0
+
+    def write(self, table: pa.Table) -> None:
+        import pyarrow.parquet as pq
+
+        part = os.path.join(self.folder, f"part-{self.count:06d}.parquet")
+        pq.write_table(table, part + ".partial")
+        os.replace(part + ".partial", part)  # a part is whole, or absent
+        self.count += 1
+
+    def close(self, kept: str | None) -> None:
+        """The parts (after the rows of `kept`, a Parquet --out being resumed) as OUT, one file; the parts go."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        files = ([kept] if kept else []) + [os.path.join(self.folder, f) for f in sorted(os.listdir(self.folder))]
+        files = [f for f in files if f.endswith(".parquet")]
+        schemas = [pq.read_schema(f).remove_metadata() for f in files]
+        if not schemas:
+            return
+        schema = pa.unify_schemas(schemas, promote_options="permissive")
+        if self.header is not None:
+            schema = schema.with_metadata({PARQUET_KEY: json.dumps(self.header).encode("utf-8")})
+        with pq.ParquetWriter(self.out + ".partial", schema) as writer:
+            for f in files:
+                table = pq.read_table(f).replace_schema_metadata(None)
+                writer.write_table(table.cast(schema) if table.schema != schema.remove_metadata() else table)
+        os.replace(self.out + ".partial", self.out)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+class _Stalled(Exception):
+    """No block was scored for the stall timeout: what Ray says of the cluster, in words."""
+
+
+class _Watch:
+    """The scored blocks as Ray gives them, read in a thread of their own, so a run that makes no progress is
+    ended (after `stall` seconds with no block: `_Stalled`, with what Ray reports), and a node Ray loses is
+    said once on stderr."""
+
+    _END: Final = object()
+
+    def __init__(self, batches: Iterable[Any], stall: float) -> None:
+        self.stall = stall
+        self.warnings: list[str] = []
+        self._queue: queue.Queue[Any] = queue.Queue(maxsize=4)  # the driver holds a few blocks at a time
+        self._lost: set[str] = set()
+        self._handler = _Kept(self.warnings)
+        logging.getLogger("ray.data").addHandler(self._handler)
+        self._thread = threading.Thread(target=self._read, args=(batches,), name="scorebridge-ray", daemon=True)
+        self._thread.start()
+
+    def _read(self, batches: Iterable[Any]) -> None:
+        try:
+            for batch in batches:
+                self._queue.put(batch)
+            self._queue.put(self._END)
+        except BaseException as exc:
+            self._queue.put(exc)
+
+    def __iter__(self) -> Iterator[pa.Table]:
+        last = checked = time.monotonic()
+        try:
+            while True:
+                if time.monotonic() - checked > 2.0:  # Ray's table of nodes, every 2 s
+                    self._nodes()
+                    checked = time.monotonic()
+                try:
+                    got = self._queue.get(timeout=min(2.0, self.stall))
+                except queue.Empty:
+                    if time.monotonic() - last > self.stall:
+                        self._nodes()
+                        raise _Stalled(self._report()) from None
+                    continue
+                if got is self._END:
+                    return
+                if isinstance(got, BaseException):
+                    raise got
+                last = time.monotonic()
+                yield cast("pa.Table", got)
+        finally:
+            logging.getLogger("ray.data").removeHandler(self._handler)
+
+    def _nodes(self) -> None:
+        """Each node Ray has lost since the run began, said once on stderr."""
+        try:
+            nodes = _nodes()
+        except Exception:  # the cluster cannot be asked: the stall timeout decides
+            return
+        for node in nodes:
+            name = f"{node.get('NodeManagerAddress')} (node {str(node.get('NodeID'))[:8]})"
+            if not node.get("Alive") and node.get("NodeID") not in self._lost and name not in _LOST_BEFORE:
+                self._lost.add(str(node.get("NodeID")))
+                print(
+                    f"scorebridge score: Ray lost the node {name}; its actors' blocks are scored again on "
+                    "the nodes left",
+                    file=sys.stderr,
+                )
+
+    def _report(self) -> str:
+        said = [f"no block was scored in {self.stall:g} s (--stall-timeout)"]
+        try:
+            total, free = _resources()
+            said.append(
+                f"Ray reports {free.get('CPU', 0):g} of the cluster's {total.get('CPU', 0):g} CPUs free on "
+                f"{sum(1 for n in _nodes() if n.get('Alive'))} live node(s)"
+            )
+        except Exception as exc:
+            said.append(f"Ray cannot be asked about the cluster ({exc})")
+        if self._lost:
+            said.append(f"{len(self._lost)} node(s) were lost during the run")
+        if self.warnings:
+            said.append(f"Ray Data's last warning: {self.warnings[-1]}")
+        return "; ".join(said)
+
+
+def _nodes() -> list[dict[str, Any]]:
+    """Ray's table of the cluster's nodes (`ray.nodes()`), dead ones included."""
+    return cast("list[dict[str, Any]]", ray.nodes())  # type: ignore[no-untyped-call]
+
+
+def _resources() -> tuple[dict[str, float], dict[str, float]]:
+    """The cluster's resources, and those free now."""
+    return ray.cluster_resources(), ray.available_resources()  # type: ignore[no-untyped-call]
+
+
+_LOST_BEFORE: set[str] = set()
+"""The nodes dead before this run began (not its news)."""
+
+
+class _Kept(logging.Handler):
+    """Ray Data's warnings, kept (the last is named when a run stalls), and not printed."""
+
+    def __init__(self, kept: list[str]) -> None:
+        super().__init__(logging.WARNING)
+        self.kept = kept
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.kept.append(record.getMessage().splitlines()[0][:300])
+
+
+def _ship_each(chosen: Sequence[Scorer], makers: Sequence[Maker | None]) -> list[bytes]:
+    """Each scorer (or the call that makes it on each worker) pickled for the workers, before anything starts."""
+    shipped = []
+    for scorer, maker in zip(chosen, makers, strict=True):
+        try:
+            shipped.append(ship(maker or scorer, f"--scorer {scorer.name}"))
+        except TypeError as exc:
+            cause = exc.__cause__ or exc
+            raise UsageError(
+                f"--scorer {scorer.name} cannot be sent to the Ray workers: it cannot be pickled ({cause}). Name "
+                "a function that makes it instead, path/to/file.py@make_scorer or package.module:make_scorer: each "
+                "worker calls it, so a grader's client is opened there"
+            ) from None
+    return shipped
+
+
+def score_with_ray(
+    args: argparse.Namespace,
+    scorers: Scorer | Sequence[Scorer],
+    makers: Sequence[Maker | None] | None = None,
+) -> tuple[list[Summary], list[GroupedSummaries]] | int:
+    """Score `args.file` with `scorers` through Ray; write `args.out` as blocks are scored; a summary per scorer,
+    and with `args.group_by` a `GroupedSummaries` per scorer (else none), as the local engine gives them; or
+    the exit status of an interrupted run (Ctrl-C, SIGTERM), whose finished blocks are in `--out`.
+
+    `args` has `file`, `item_field` (None: the first of "item", "input",
+    "question" the data has, else no item), `output_field`, `label_field`,
+    `out` (None, "-" for standard output, or a path), `address` (None: start a
+    local Ray, or join the cluster `ray.init()` finds) and maybe `input_format`
+    (None: the file's extension), `concurrency` (rows an async scorer scores at
+    once in each actor; default 16), `on_error` ("raise", the default, or
+    "record"), `group_by`, `actors` (the most actors a scorer's pool has;
+    default the cluster's CPUs over `num_cpus`), `num_cpus` (CPUs an actor
+    reserves; default 1, shared by several scorers), `batch_size` (rows a
+    block; default the rows split over the actors, 2 blocks an actor),
+    `working_dir`, `py_modules`, `stall_timeout`, `resume` and `force`.
+    `makers`: for each scorer, the call that makes it on each worker (a
+    factory with its options), or None to send the scorer itself.
+
+    A file that cannot be read, a missing field, a field named like a column
+    --out writes, an unknown format and a cluster that cannot be reached raise
+    `RowError` before anything is scored; a scorer that cannot be pickled a
+    `UsageError`. With "raise", a scorer's exception is a `RowError` naming
+    the first row's line and the scorer, once the rows before it are written;
+    with "record", the row is recorded wrong, failure kind "error". A run in
+    which no block is scored for `stall_timeout` seconds (default 300) ends
+    with a `RowError` saying what Ray reports of the cluster.
+    """
+    from .main import build_parser
+
+    defaults = vars(build_parser().parse_args(["score", "-", "--scorer", "exact"]))  # what the command's are
+    args = argparse.Namespace(**{**defaults, **vars(args)})
+    chosen = [scorers] if isinstance(scorers, Scorer) else list(scorers)
+    makers = list(makers) if makers is not None else [None] * len(chosen)
+    names = unique_names([s.name for s in chosen])
+    on_error = getattr(args, "on_error", "raise")
+    concurrency = getattr(args, "concurrency", None) or DEFAULT_CONCURRENCY
+    remote = _remote(os.fspath(args.file))
+    path = os.fspath(args.file) if remote else os.path.abspath(args.file)  # the workers' folder is not this one
+    fmt = getattr(args, "input_format", None) or format_of(path, "the input", SUFFIXES)
+    out: str | None = None if args.out is None else os.fspath(args.out)
+    out_fmt = "jsonl"
+    if out is not None and out != "-":
+        out_fmt = format_of(out, "--out", {"jsonl": JSONL_SUFFIXES, "parquet": PARQUET_SUFFIXES})
+    needed = [args.output_field, args.label_field] + ([args.item_field] if args.item_field else [])
+    if not remote and not os.path.isfile(path):
+        raise RowError(args.file, None, "cannot be read: no such file")
+    shipped = _ship_each(chosen, makers)
+    env = _runtime_env(args, path, out)
+    written = open_out(args, chosen) if out is not None else None
+    run = _Scoring(args, chosen, args.file)
+    try:
+        return _run(args, run, chosen, names, shipped, env, path, fmt, needed, written, out_fmt, on_error, concurrency)
+    finally:
+        if written is not None:
+            written.close()
+
+
+def _run(
+    args: argparse.Namespace,
+    run: _Scoring,
+    chosen: Sequence[Scorer],
+    names: Sequence[str],
+    shipped: Sequence[bytes],
+    env: dict[str, Any],
+    path: str,
+    fmt: str,
+    needed: list[str],
+    written: ScoredOut | None,
+    out_fmt: str,
+    on_error: str,
+    concurrency: int,
+) -> tuple[list[Summary], list[GroupedSummaries]] | int:
+    kept = 0
+    done: Lines | None = None
+    if written is not None and written.prior.kept:
+        kept = written.prior.kept
+        done = written.prior.done
+        run.resumed(written)
+    for_actors = _connect(args.address, env)
+    _LOST_BEFORE.update(
+        f"{n.get('NodeManagerAddress')} (node {str(n.get('NodeID'))[:8]})" for n in _nodes() if not n.get("Alive")
     )
-    grouped = [summarize_groups(every, group_by, name, prefix=f"{name}.") for name in names]
-    return [g.whole for g in grouped], grouped
+    each = getattr(args, "num_cpus", None)
+    if each is None:
+        # each stage is a pool of actors that reserve CPUs: several stages at 1 CPU each would leave a small
+        # machine none for the others (a 2-core machine hung with two scorers), so they share one
+        each = 1.0 / len(chosen)
+    most = getattr(args, "actors", None) or actors_at_hand(None, each * len(chosen))
+    lines: Sequence[int] | None = None
+    if _remote(path):
+        ds = _read(path, fmt)
+        size = getattr(args, "batch_size", None) or MAX_BATCH_SIZE
+        ds = ds.repartition(target_num_rows_per_block=size)
+    else:
+        total = count_rows(path, fmt) or 0
+        size = getattr(args, "batch_size", None) or batch_size_for(max(1, total - kept), most)
+        blocks = _read_here(path, fmt, needed, size, done)
+        if not blocks.refs:
+            if kept:
+                return run.summaries(), run.grouped_summaries()
+            raise RowError(args.file, None, "holds no rows")
+        lines = blocks.lines
+        ds = ray.data.from_arrow_refs(blocks.refs)
+    ds.context.execution_options.preserve_order = True  # this dataset's own setting: --out in the input's order
+    schema = ds.schema()
+    columns = [] if schema is None else list(schema.names)
+    if not columns:
+        raise RowError(args.file, None, "holds no rows")
+    for name in needed:
+        if name not in columns:
+            raise RowError(args.file, None, f"no field {name!r}; the rows have {', '.join(columns)}")
+    taken = taken_columns(columns, names)
+    if taken:
+        raise RowError(
+            args.file, None, f"the rows have a field named as a column --out writes ({', '.join(taken)}); rename it"
+        )
+    item = args.item_field or next((f for f in ITEM_FIELDS if f in columns), None)
+    scored = ds
+    for name, scorer, sent in zip(names, chosen, shipped, strict=True):
+        csv_label = (path, args.label_field) if fmt == "csv" else None
+        source = functools.partial(_marking, sent, scorer.name, on_error == "record", csv_label)
+        scored = score_dataset(
+            scored,
+            source,
+            output=args.output_field,
+            label=args.label_field,
+            item=item,
+            concurrency=concurrency,
+            actors=(1, most),  # 1: a run goes on on the nodes left when one is lost
+            batch_size=size,
+            num_cpus=each,
+            on_error="record",
+            prefix=f"{name}.",
+            runtime_env=for_actors,
+        )
+    parts = _Parts(written.path, written.header) if written is not None and out_fmt == "parquet" else None
+    if args.out == "-":
+        run.out = sys.stdout
+    elif parts is None:
+        run.out = written
+    stall = getattr(args, "stall_timeout", None) or DEFAULT_STALL_TIMEOUT
+    try:
+        batches = scored.iter_batches(batch_format="pyarrow", batch_size=None)
+        grades = _write(run, _Watch(batches, stall), names, columns, lines, parts)
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (`terminate_as_interrupt`, around the whole run)
+        run.close()
+        return _interrupted(args, run, kept, getattr(exc, "signum", signal.SIGINT))
+    except _Stalled as stalled:
+        raise RowError(args.file, None, f"scoring stopped: {stalled}") from None
+    except _RowFailed as failed:
+        raise RowError(args.file, failed.line, failed.problem) from None
+    except ray.exceptions.RayError as exc:
+        what = ", ".join(repr(s.name) for s in chosen)
+        raise RowError(args.file, None, f"scoring with {what} failed in Ray: {_raised(exc)}") from None
+    if parts is not None:
+        parts.close(written.path if kept and written is not None else None)
+    run.close()
+    for name, (count, first, grade) in grades.items():
+        print(grade_line(name, count, args.file, first, grade), file=sys.stderr)
+    return run.summaries(), run.grouped_summaries()
 
 
 class _RowFailed(Exception):
@@ -420,108 +862,52 @@ class _RowFailed(Exception):
         self.problem = problem
 
 
-def _said(
-    path: str, names: Sequence[str], scorers: Sequence[Scorer], marks: Sequence[tuple[int, str, dict[str, Any]]]
-) -> None:
-    """The first row that raised (under --on-error raise) as `_RowFailed`; else each scorer's unreadable grades
-    said once on stderr, as the local engine says them."""
-    by_name = dict(zip(names, scorers, strict=True))
-    for line, name, found in marks:
-        if _RAISED in found:
-            raise _RowFailed(line, f"the scorer {by_name[name].name!r} raised {found[_RAISED]}")
+def _write(
+    run: _Scoring,
+    batches: Iterable[pa.Table],
+    names: Sequence[str],
+    columns: Sequence[str],
+    lines: Sequence[int] | None,
+    parts: _Parts | None,
+) -> dict[str, tuple[int, int, str]]:
+    """Each scored batch's rows counted and written (`--out` as JSONL, or its Parquet parts), in the input's
+    order; the unreadable grades per scorer (count, first line, grade). The first row that raised (under
+    --on-error raise) is `_RowFailed`, once the rows before it are written."""
     grades: dict[str, tuple[int, int, str]] = {}
-    for line, name, found in marks:
-        if _GRADE in found:
-            count, first, grade = grades.get(name, (0, line, found[_GRADE]))
-            grades[name] = (count + 1, first, grade)
-    for name, (count, first, grade) in grades.items():
-        print(grade_line(name, count, path, first, grade), file=sys.stderr)
+    done = 0
+    for batch in batches:
+        n = batch.num_rows
+        numbers = lines[done : done + n] if lines is not None else range(done + 1, done + n + 1)
+        done += n
+        fields = [c for c in batch.column_names if c in columns]
+        rows = batch.select(fields).to_pylist()
+        records = batch.to_pylist()
+        for line, row, record in zip(numbers, rows, records, strict=True):
+            scores = []
+            for name in names:
+                score = score_of(record, prefix=f"{name}.")
+                said = score.metadata.get(_RAISED)
+                if said is not None:
+                    if parts is not None:
+                        parts.write(_numbered(batch.slice(0, numbers.index(line)), names, numbers))
+                    raise _RowFailed(line, f"the scorer {name!r} raised {said}")
+                grade = score.metadata.get(_GRADE)
+                if grade is not None:
+                    count, first, seen = grades.get(name, (0, line, grade))
+                    grades[name] = (count + 1, first, seen)
+                    metadata = {k: v for k, v in score.metadata.items() if k != _GRADE}
+                    score = Score(
+                        score.correct, score.outcome, score.failure_kind, score.value, score.explanation, metadata
+                    )
+                scores.append(score)
+            run.keep(line, row, scores)
+        if parts is not None:
+            parts.write(_numbered(batch, names, numbers))
+    return grades
 
 
-def score_with_ray(
-    args: argparse.Namespace, scorers: Scorer | Sequence[Scorer]
-) -> tuple[list[Summary], list[GroupedSummaries]]:
-    """Score `args.file` with `scorers` through Ray Data; write `args.out` when given; a summary per scorer, and
-    with `args.group_by` a `GroupedSummaries` per scorer (else none), as the local engine gives them.
+def _numbered(batch: pa.Table, names: Sequence[str], numbers: Sequence[int]) -> pa.Table:
+    """A batch with the marks dropped and the rows' `line` first: a Parquet part as --out holds it."""
+    import pyarrow as pa
 
-    `args` has `file`, `item_field` (None: the first of "item", "input",
-    "question" the data has, else no item), `output_field`, `label_field`,
-    `out` (None, "-" for standard output, or a path), `address` (None: start a
-    local Ray, or join the cluster `ray.init()` finds) and maybe `input_format`
-    (None: the file's extension), `concurrency` (rows an async scorer scores at
-    once in each actor; default 16), `on_error` ("raise", the default, or
-    "record") and `group_by` (None, or `--group-by`'s columns: a row without
-    one, and a column no row has, is the group `(none)`, as locally; a blank
-    or repeated name is a ValueError). A file that cannot be read, a missing
-    field, a field named like a column --out writes, an unknown format and a
-    cluster that cannot be reached raise `RowError` before anything is scored.
-    With "raise", a scorer's exception is a `RowError` naming the first row's
-    line (in the input's order) and the scorer, once the rows are scored; with
-    "record", the row is recorded wrong, failure kind "error". Each summary is
-    named after its scorer (`exact`, `exact1` for a second of one name).
-    `--out` has the columns the local engine writes (`scorebridge._runner.scored`).
-    """
-    chosen = [scorers] if isinstance(scorers, Scorer) else list(scorers)
-    names = unique_names([s.name for s in chosen])
-    group_by = parse_group_by(getattr(args, "group_by", None))
-    on_error = getattr(args, "on_error", "raise")
-    concurrency = getattr(args, "concurrency", None) or DEFAULT_CONCURRENCY
-    path = os.fspath(args.file)
-    fmt = getattr(args, "input_format", None) or format_of(path, "the input", SUFFIXES)
-    out: str | None = None if args.out is None else os.fspath(args.out)
-    out_fmt = "jsonl"
-    if out is not None and out != "-":
-        out_fmt = format_of(out, "--out", {"jsonl": JSONL_SUFFIXES, "parquet": PARQUET_SUFFIXES})
-    needed = [args.output_field, args.label_field] + ([args.item_field] if args.item_field else [])
-    lines: Sequence[int] | None = None
-    fields: list[str] = []
-    if fmt != "parquet" and not _remote(path):
-        fields, lines = _check_rows(path, fmt, needed)
-    if fmt == "parquet" and not _remote(path) and not os.path.isfile(path):
-        raise RowError(path, None, "cannot be read: no such file")
-
-    _connect(args.address)
-    ds = _read(path, fmt, fields)
-    ds.context.execution_options.preserve_order = True  # this dataset's own setting: --out in the input's order
-    schema = ds.schema()
-    columns = [] if schema is None else list(schema.names)
-    if not columns:
-        raise RowError(path, None, "holds no rows")
-    for name in needed:
-        if name not in columns:
-            raise RowError(path, None, f"no field {name!r}; the rows have {', '.join(columns)}")
-    taken = taken_columns(columns, names)
-    if taken:
-        raise RowError(
-            path, None, f"the rows have a field named as a column --out writes ({', '.join(taken)}); rename it"
-        )
-    item = args.item_field or next((f for f in ITEM_FIELDS if f in columns), None)
-    scored = ds
-    for name, scorer in zip(names, chosen, strict=True):
-        shipped = ship(scorer, f"score_dataset({scorer.name})")
-        csv_label = (path, args.label_field) if fmt == "csv" else None
-        source = functools.partial(_marking, shipped, scorer.name, on_error == "record", csv_label)
-        scored = score_dataset(
-            scored,
-            source,
-            output=args.output_field,
-            label=args.label_field,
-            item=item,
-            concurrency=concurrency,
-            on_error="record",
-            prefix=f"{name}.",
-            # each stage is a pool of actors that reserve CPUs: several stages at 1 CPU each would leave a small
-            # machine none for reading the file (a 2-core machine hung with two scorers), so they share one
-            num_cpus=None if len(chosen) == 1 else 1 / len(chosen),
-        )
-    try:
-        scored = scored.materialize()  # scored once, then checked, written and counted
-        _said(path, names, chosen, _marks(scored, names, lines))
-        if out is not None:
-            _write(scored, names, lines, out, out_fmt)
-        return _summaries(scored, names, group_by)
-    except _RowFailed as failed:
-        raise RowError(path, failed.line, failed.problem) from None
-    except ray.exceptions.RayError as exc:
-        what = ", ".join(repr(s.name) for s in chosen)
-        raise RowError(path, None, f"scoring with {what} failed in Ray: {_raised(exc)}") from None
+    return _unmarked(batch, names).add_column(0, LINE, pa.array(list(numbers)[: batch.num_rows], type=pa.int64()))

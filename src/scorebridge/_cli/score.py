@@ -42,9 +42,9 @@ from .._runner.scored import LINE, score_columns, scorer_columns, unique_names
 from .._runner.summary import Summaries, Summary, grader_failed
 from .._scorers.grader_cache import cache_lines
 from .compare import check_report
-from .load import describe, load_scorers
+from .load import Maker, describe, load_for_workers, load_scorers
 from .main import EXIT, ITEM_FIELDS, UsageError
-from .out import Lines, ScoredOut, holds_rows, open_out
+from .out import Lines, ScoredOut, open_out
 from .pool import GRACE, DaemonPool, Stop, terminate_as_interrupt
 
 if TYPE_CHECKING:
@@ -671,15 +671,23 @@ def _local(
         run.close()
 
 
-def _with_ray(args: argparse.Namespace, scorers: Sequence[Scorer]) -> tuple[list[Summary], list[GroupedSummaries]]:
+_RAY_ONLY: Final = ("address", "actors", "num_cpus", "batch_size", "working_dir", "py_modules", "stall_timeout")
+"""The options of --engine ray alone (their dest)."""
+
+
+def _with_ray(
+    args: argparse.Namespace, sources: Sequence[tuple[Scorer, Maker | None]]
+) -> tuple[list[Summary], list[GroupedSummaries]] | int:
     if args.file == "-":
         raise UsageError("--engine ray reads files, not standard input")
     try:
         engine = import_module(f"{__package__}.ray_engine")
     except ImportError as exc:
         raise UsageError(f'--engine ray needs Ray: pip install "scorebridge[ray]" ({exc})') from None
-    summaries: tuple[list[Summary], list[GroupedSummaries]] = engine.score_with_ray(args, scorers)
-    return summaries
+    outcome: tuple[list[Summary], list[GroupedSummaries]] | int = engine.score_with_ray(
+        args, [s for s, _ in sources], [m for _, m in sources]
+    )
+    return outcome
 
 
 _BELOW: Final = "below --fail-under"
@@ -780,10 +788,13 @@ def _report(
 
 def run(args: argparse.Namespace) -> int:
     """Run `scorebridge score`; the exit status (usage and file errors are raised for `main` to report)."""
-    if args.engine != "ray" and args.address is not None:
-        raise UsageError("--address is for --engine ray")
+    if args.engine != "ray":
+        for dest in _RAY_ONLY:
+            if getattr(args, dest, None) is not None:
+                raise UsageError(f"--{dest.replace('_', '-')} is for --engine ray")
     with terminate_as_interrupt():  # SIGTERM (a CI job's timeout) stops the run as Ctrl-C does
-        scorers = load_scorers(args.scorers, args.options)
+        sources = load_for_workers(args.scorers, args.options) if args.engine == "ray" else None
+        scorers = [s for s, _ in sources] if sources is not None else load_scorers(args.scorers, args.options)
         _check_out(args)
         _check_group_by(args)
         if args.report is not None:
@@ -795,9 +806,10 @@ def run(args: argparse.Namespace) -> int:
             from .._runner.report import FailingRows
 
             args.failing = FailingRows(names, args.show, fields=fields)
-        if args.engine == "ray":
+        if sources is not None:
             _check_ray(args)
-            return _report(args, scorers, *_with_ray(args, scorers))
+            on_ray = _with_ray(args, sources)
+            return on_ray if isinstance(on_ray, int) else _report(args, scorers, *on_ray)
         outcome = _local(args, scorers)
         if isinstance(outcome, int):
             return outcome
@@ -806,16 +818,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check_ray(args: argparse.Namespace) -> None:
-    """Refuse what --engine ray does not do (yet another engine's options must not be dropped silently), and
-    an --out that holds rows without --force (`out.holds_rows`, the rule of both engines)."""
+    """Refuse what --engine ray does not do (another engine's options must not be dropped silently)."""
     for flag, given in (
-        ("--resume", args.resume),
         ("--timeout", args.timeout is not None),
         ("--on-bad-row", args.on_bad_row != "stop"),
     ):
         if given:
             raise UsageError(f"{flag} is for the local engine; --engine ray does not take it")
-    holds_rows(args)
 
 
 def _check_group_by(args: argparse.Namespace) -> None:

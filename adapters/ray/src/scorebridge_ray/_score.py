@@ -9,6 +9,7 @@ from scorebridge import Scorer
 from scorebridge.kit import is_bool, is_number
 
 from ._columns import column_names, score_arrays
+from ._env import job_env, refuse_per_call
 from ._ship import ScorerSource, ship, unpack
 
 if TYPE_CHECKING:
@@ -23,14 +24,40 @@ OnError = Literal["raise", "record"]
 DEFAULT_CONCURRENCY: Final = 16
 """Rows an async scorer scores at once in each actor, as `score_many` does by default."""
 
-DEFAULT_BATCH_SIZE: Final = 1024
-"""Rows per call of an actor: enough that Ray's cost per call is small beside the rows', few enough that a
-retried call (a worker lost) scores little again."""
+MAX_BATCH_SIZE: Final = 1024
+"""The most rows per call of an actor by default: enough that Ray's cost per call is small beside the rows', few
+enough that a retried call (a worker lost) scores little again."""
+
+BLOCKS_PER_ACTOR: Final = 2
+"""Blocks (and calls) per actor at the least, by default: Ray sends a block to one actor, so fewer blocks than
+actors leave actors idle, and two each let a fast actor take a slow one's second."""
 
 _SET_HERE: Final = frozenset(
     {"fn", "compute", "batch_format", "batch_size", "fn_constructor_kwargs", "fn_constructor_args", "num_cpus"}
     | {"concurrency", "zero_copy_batch", "fn_args", "fn_kwargs"}
 )
+
+
+def batch_size_for(rows: int, actors: int) -> int:
+    """The default rows per call: `rows` split over `actors` at `BLOCKS_PER_ACTOR` calls each, at most
+    `MAX_BATCH_SIZE`, at least 1 (a 1,000-row job on 2 actors: 250 rows a call, two calls each)."""
+    return max(1, min(MAX_BATCH_SIZE, -(-rows // (BLOCKS_PER_ACTOR * max(1, actors)))))
+
+
+def actors_at_hand(actors: int | tuple[int, int] | None, num_cpus: float | None) -> int:
+    """The most actors the pool can have: the size given, the max of (min, max), or else the cluster's CPUs over
+    the CPUs an actor reserves (1 by default), at least 1."""
+    if isinstance(actors, int):
+        return actors
+    if isinstance(actors, tuple):
+        return actors[1]
+    import ray
+
+    if not ray.is_initialized():
+        return 1
+    cpus = float(ray.cluster_resources().get("CPU", 1.0))  # type: ignore[no-untyped-call]
+    each = 1.0 if num_cpus is None else num_cpus
+    return max(1, int(cpus // each) if each > 0 else int(cpus))
 
 
 class _Plan(NamedTuple):
@@ -90,14 +117,44 @@ def _whole(what: str, argument: str, value: Any) -> int:
 def _compute(what: str, actors: int | tuple[int, int] | None) -> Any:
     from ray.data import ActorPoolStrategy
 
+    # One block at a time an actor (Ray Data's default sends 4): the first actor up would take every block of a
+    # small job before the others have started
+    one = 1
     if actors is None:
-        return ActorPoolStrategy()
+        return ActorPoolStrategy(max_tasks_in_flight_per_actor=one)
     if isinstance(actors, tuple) and len(actors) == 2:
         low, high = (_whole(what, "actors", n) for n in actors)
         if low > high:
             raise ValueError(f"{what}: actors (min, max) needs min <= max; got {actors!r}")
-        return ActorPoolStrategy(min_size=low, max_size=high)
-    return ActorPoolStrategy(size=_whole(what, "actors", actors))
+        # started at max: with one call in flight an actor, Ray Data's autoscaler never grows a pool
+        return ActorPoolStrategy(min_size=low, max_size=high, initial_size=high, max_tasks_in_flight_per_actor=one)
+    return ActorPoolStrategy(size=_whole(what, "actors", actors), max_tasks_in_flight_per_actor=one)
+
+
+def _spread(ds: Dataset, actors: int) -> tuple[Dataset, int]:
+    """`ds` in blocks enough for `actors` (a materialized dataset split when it has too few), and the rows per
+    call that spread it over them; 1,024 rows a call when the row count is not known without running `ds`."""
+    from ray.data.dataset import MaterializedDataset
+
+    rows = ds._meta_count()  # known from the plan alone (materialized, from_items, ...), else None
+    if rows is None:
+        return ds, MAX_BATCH_SIZE
+    wanted = min(rows, BLOCKS_PER_ACTOR * actors)
+    if isinstance(ds, MaterializedDataset) and 0 < ds.num_blocks() < wanted:
+        ds = _split(ds, batch_size_for(rows, actors))
+    return ds, batch_size_for(rows, actors)
+
+
+def _split(ds: Dataset, size: int) -> Dataset:
+    """A materialized dataset of few blocks as blocks of `size` rows, in order, split here (Ray's `repartition`
+    runs tasks, which wait for ever for a CPU the actors hold)."""
+    import pyarrow as pa
+    import ray
+    import ray.data
+
+    whole = pa.concat_tables([ray.get(ref) for ref in ds.to_arrow_refs()], promote_options="permissive")
+    parts: list[Any] = [ray.put(whole.slice(start, size)) for start in range(0, whole.num_rows, size)]
+    return ray.data.from_arrow_refs(parts)
 
 
 def _check_columns(what: str, ds: Dataset, wanted: dict[str, str], added: tuple[str, ...]) -> None:
@@ -128,10 +185,11 @@ def score_dataset(
     item: str | None = None,
     concurrency: int = DEFAULT_CONCURRENCY,
     actors: int | tuple[int, int] | None = None,
-    batch_size: int = DEFAULT_BATCH_SIZE,
+    batch_size: int | None = None,
     num_cpus: float | None = None,
     on_error: OnError = "raise",
     prefix: str = "",
+    runtime_env: Mapping[str, Any] | None = None,
     ray_options: Mapping[str, Any] | None = None,
 ) -> Dataset:
     """`ds` with every row scored: the row's columns, then the Score's (`SCORE_COLUMNS`).
@@ -161,12 +219,21 @@ def score_dataset(
     - concurrency: rows an async scorer (a model-graded scorer with an async
       grader, say) scores at once in each actor; a sync scorer scores one row
       at a time, so add actors to score more at once;
-    - actors: the pool's size, or (min, max) for a pool Ray grows and shrinks
-      between the two; None lets Ray choose (it starts with one actor and
-      adds more as the data waits);
-    - batch_size: rows per call of an actor; num_cpus: CPUs each actor
-      reserves (Ray's default, 1, when None; a fraction for a scorer that
-      mostly waits on a grader);
+    - actors: the pool's size, or (min, max) for a pool that starts with max
+      actors and may shrink to min (an actor lost with its node and not
+      placed again leaves it smaller); None lets Ray choose (it starts with
+      one actor). Each actor takes one call at a time;
+    - batch_size: rows per call of an actor. None (the default): the rows
+      split over the actors at hand (`actors`, else the cluster's CPUs over
+      `num_cpus`) at 2 calls an actor at least, and at most 1,024 rows a
+      call, when the dataset's row count is known without running it (a
+      materialized dataset, `from_items`, ...); else 1,024. A materialized
+      dataset with fewer blocks than 2 an actor is split into that many
+      first (Ray sends a block to one actor: one block would leave every
+      other actor idle). A lazy read of a few files is one block; give the
+      read `override_num_blocks=`, or materialize it first;
+    - num_cpus: CPUs each actor reserves (Ray's default, 1, when None; a
+      fraction for a scorer that mostly waits on a grader);
     - on_error: an exception inside the scorer with "raise" (the default)
       fails the job with that exception (its note names the scorer); with
       "record", the row's Score is wrong with failure kind "error" and the
@@ -175,8 +242,16 @@ def score_dataset(
     - prefix: put before each Score column's name (`prefix="score_"` gives
       `score_correct`, ...), for a dataset that has a column of one of those
       names already;
+    - runtime_env: Ray's runtime env for your own code on the workers
+      (`{"working_dir": "src"}`, `{"py_modules": ["my_pkg"]}`, `pip`, ...).
+      When Ray is not running yet it starts with it (`ray.init(runtime_env=)`,
+      the job's); when it is, the local folders and modules are uploaded to
+      the cluster as `ray.init` would upload them and the pool's actors get
+      them (a path that does not exist is a ValueError);
     - ray_options: more arguments for `map_batches` (`memory`, `resources`,
-      `runtime_env`, ...).
+      ...). A `runtime_env` there naming a local folder or module is a
+      ValueError saying to pass it as `runtime_env=` (Ray takes local paths
+      only for the whole job).
 
     Before anything is scheduled, the dataset's schema is read (`ds.schema()`):
     a column to read that it does not have, or a Score column it already has,
@@ -200,7 +275,8 @@ def score_dataset(
     if item is not None:
         wanted["item"] = _column(what, "item", item)
     _whole(what, "concurrency", concurrency)
-    _whole(what, "batch_size", batch_size)
+    if batch_size is not None:
+        _whole(what, "batch_size", batch_size)
     if num_cpus is not None and (is_bool(num_cpus) or not is_number(num_cpus) or not 0 <= num_cpus < float("inf")):
         raise ValueError(f"{what}: num_cpus must be a number, 0 or more, or None; got {num_cpus!r:.80}")
     if type(on_error) is not str or on_error not in ("raise", "record"):
@@ -211,13 +287,20 @@ def score_dataset(
     clash = sorted(_SET_HERE & extra.keys())
     if clash:
         raise ValueError(f"{what}: ray_options cannot set {', '.join(clash)}; score_dataset sets them")
+    refuse_per_call(what, extra)
     compute = _compute(what, actors)
     columns = tuple(column_names(prefix).values())
     _check_columns(what, ds, wanted, columns)
+    shipped = ship(scorer, what)  # before anything starts: a scorer that cannot be pickled is refused here
+    for_actors = None if runtime_env is None else job_env(what, runtime_env)
+    if for_actors is not None:
+        extra["runtime_env"] = for_actors
+    if batch_size is None:
+        ds, batch_size = _spread(ds, actors_at_hand(actors, num_cpus))
     plan = _Plan(what, output, label, item, concurrency, on_error, columns)
     return ds.map_batches(
         _ScoreBatches,
-        fn_constructor_kwargs={"shipped": ship(scorer, what), "plan": plan},
+        fn_constructor_kwargs={"shipped": shipped, "plan": plan},
         compute=compute,
         batch_format="pyarrow",
         batch_size=batch_size,
