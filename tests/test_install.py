@@ -35,6 +35,8 @@ COMPANIONS = {"anyio", "openevals", "sacrebleu", "rouge-score", "nltk"}
 # Out of `all`: TRL needs torch, which the package index serves as a CUDA build of several GB; deepeval brings
 # pytest plugins of its own (its runner, pytest-asyncio) into every pytest of an environment it is installed in.
 OUTSIDE_ALL = {"trl": "trl", "deepeval": "deepeval"}
+# Beside `all` too: a harness of `all` with a part `all` leaves out (Ray Client, for `ray://` addresses).
+VARIANTS = {"ray-client": "ray[client,data]"}
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +87,7 @@ def test_the_command_the_plugin_and_the_inspect_entry_point_ship_in_it(wheel: zi
 
 def test_each_extra_brings_its_harness_and_nothing_that_is_not_published(wheel: zipfile.ZipFile) -> None:
     metadata = Parser().parsestr(_read(wheel, "METADATA"))
-    assert set(metadata.get_all("Provides-Extra") or []) == {*HARNESSES, *OUTSIDE_ALL, "all"}
+    assert set(metadata.get_all("Provides-Extra") or []) == {*HARNESSES, *OUTSIDE_ALL, *VARIANTS, "all"}
     requires = metadata.get_all("Requires-Dist") or []
     names = {req.split(";")[0].split("[")[0].split("<")[0].split(">")[0].split("=")[0].strip() for req in requires}
     # no sibling distribution
@@ -93,7 +95,7 @@ def test_each_extra_brings_its_harness_and_nothing_that_is_not_published(wheel: 
     for extra, harness in HARNESSES.items():
         assert any(r.startswith(harness) and f"extra == '{extra}'" in r for r in requires), extra
         assert any(r.startswith(harness) and "extra == 'all'" in r for r in requires), extra
-    for extra, harness in OUTSIDE_ALL.items():
+    for extra, harness in {**OUTSIDE_ALL, **VARIANTS}.items():
         assert any(r.startswith(harness) and f"extra == '{extra}'" in r for r in requires), extra
         assert not any(r.startswith(harness) and "extra == 'all'" in r for r in requires), extra
 

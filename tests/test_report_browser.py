@@ -393,7 +393,8 @@ def test_the_score_report_of_a_run_with_failures_lists_them_shortest_first(
     out = tmp_path / "out.jsonl"
     argv = ["score", str(data), "--scorer", "exact", "--report", str(page), "--show", "4", "--out", str(out)]
     assert main(argv) == 0
-    kinds = {r["id"]: r["exact.failure_kind"] for r in map(json.loads, out.read_text("utf-8").splitlines())}
+    scored = out.read_text("utf-8").splitlines()[1:]  # after the --out file's header
+    kinds = {r["id"]: r["exact.failure_kind"] for r in map(json.loads, scored)}
     wrong = sum(kind is not None for kind in kinds.values())
     browser.open(page.as_uri())
     listed = browser.evaluate(

@@ -22,6 +22,25 @@ from inspect_ai.util import registry_create, registry_info
 from scorebridge.kit import BUILTINS
 
 
+@pytest.fixture(autouse=True)
+def entry_point_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inspect's registry as the entry point leaves it, for these tests of its names.
+
+    Other tests in the same xdist worker register scorers: `to_inspect(sb.exact())` puts a factory of its own
+    (which takes no `on_error`) under "scorebridge/exact", and a test module's `@scorer def exact` the bare
+    "exact", which Inspect looks up before its own "inspect_ai/exact". These tests failed by the order they ran
+    in; each now starts from the entry point's registrations, and the registry is put back after it.
+    """
+    from inspect_ai._util import registry
+
+    from scorebridge_inspect import _registry as entry_point
+
+    kept = {k: v for k, v in registry._registry.items() if not (k.startswith("scorer:") and "/" not in k)}
+    monkeypatch.setattr(registry, "_registry", kept)
+    for name, factory in BUILTINS.items():
+        entry_point._register(name, factory, factory.__module__, factory)
+
+
 def test_entry_point_is_named_scorebridge() -> None:
     # Inspect loads the entry point named like the prefix of the name it looks up
     [ep] = [ep for ep in entry_points(group="inspect_ai") if ep.name == "scorebridge"]

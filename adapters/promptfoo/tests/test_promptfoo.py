@@ -24,7 +24,7 @@ from scorebridge_promptfoo.__main__ import main
 
 
 @sb.scorer
-def starts_like(item: Any, output: Any, label: Any) -> dict[str, Any]:
+def begins_like(item: Any, output: Any, label: Any) -> dict[str, Any]:
     if not isinstance(output, str) or not output.strip():
         return {"correct": False, "outcome": None, "failure_kind": "parse_failure"}
     return {"correct": output.lower().startswith(str(label).lower()), "outcome": output}
@@ -40,8 +40,8 @@ def test_a_correct_row_passes_with_its_value_and_the_scorers_name() -> None:
 
 
 def test_a_failure_kind_is_named_among_the_named_scores() -> None:
-    result = to_promptfoo(starts_like)("", context(label="Paris"))
-    assert (result["pass"], result["named_scores"]) == (False, {"starts_like": 0.0, "starts_like/parse_failure": 1.0})
+    result = to_promptfoo(begins_like)("", context(label="Paris"))
+    assert (result["pass"], result["named_scores"]) == (False, {"begins_like": 0.0, "begins_like/parse_failure": 1.0})
 
 
 def test_a_row_without_a_label_fails_saying_it_is_unscored() -> None:

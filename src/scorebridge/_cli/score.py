@@ -248,7 +248,8 @@ class _Scoring:
         self.stop = Stop()
         self.window: collections.deque[_Held] = collections.deque()  # rows read, not yet written
         self._added = {LINE, *(c for name in self.names for c in scorer_columns(name))}
-        self.failing: FailingRows | None = args.failing  # the --report page's failing rows (made by `run`)
+        # the --report page's failing rows (made by `run`; none for the Ray engine, which writes through this too)
+        self.failing: FailingRows | None = getattr(args, "failing", None)
 
     # --- a row's inputs, one scorer's call --------------------------------------------------
 
