@@ -30,8 +30,9 @@ HARNESSES = {
 }
 # What an extra brings beside its harness: the langsmith extra brings openevals' evaluators too.
 COMPANIONS = {"anyio", "openevals"}
-# TRL needs torch, which the package index serves as a CUDA build of several GB: its extra stays out of `all`.
-OUTSIDE_ALL = {"trl": "trl"}
+# Outside `all`: TRL needs torch, which the package index serves as a CUDA build of several GB; verifiers
+# brings mcp, anthropic, sympy and Prime Intellect's sandbox clients, and holds openai below 3.
+OUTSIDE_ALL = {"trl": "trl", "verifiers": "verifiers"}
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +63,7 @@ def test_the_wheel_holds_every_import_package_typed(wheel: zipfile.ZipFile) -> N
         "scorebridge_pydantic_evals",
         "scorebridge_rl",
         "scorebridge_langsmith",
+        "scorebridge_verifiers",
     }
     assert {f"{top}/py.typed" for top in tops} <= set(wheel.namelist())
 
