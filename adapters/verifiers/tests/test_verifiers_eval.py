@@ -1,12 +1,13 @@
-"""A verifiers evaluation's scoring, offline: a Task with scorebridge rewards, scored by verifiers' own
-`Task.score` over 20 rollouts' traces, reports what scorebridge's summary of the same rows says."""
+"""A verifiers evaluation's scoring, offline: the replies of a model server on 127.0.0.1 fetched by verifiers'
+own client, and a Task with scorebridge rewards scoring the 20 traces with verifiers' own `Task.score`, report
+what scorebridge's summary of the same rows says."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
-from vf_offline import CONNECTIONS, score_rows, task_with
+from vf_offline import CONNECTIONS, model_replies, score_rows, task_with
 
 import scorebridge as sb
 from scorebridge.testing import FakeGrader
@@ -45,7 +46,8 @@ def traces() -> list[Any]:
         graded=to_verifiers(sb.model_graded_qa(grader()), name="graded"),
         flaky=to_verifiers(flaky, on_error="record"),
     )
-    return score_rows(task, ROWS)
+    replies = model_replies({q: out for q, out, _ in ROWS}, [q for q, _, _ in ROWS])
+    return score_rows(task, [(q, reply, label) for (q, _, label), reply in zip(ROWS, replies, strict=True)])
 
 
 def test_the_mean_reward_verifiers_records_is_scorebridges_accuracy(traces: list[Any]) -> None:
@@ -87,3 +89,16 @@ def test_the_trace_reward_is_the_sum_of_the_scored_rewards(traces: list[Any]) ->
 
 def test_no_connection_left_the_machine(traces: list[Any]) -> None:
     assert CONNECTIONS == []
+
+
+def test_the_guard_refuses_a_connection_off_the_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the proof above would hold vacuously if the guard let connections through
+    import socket
+
+    from offline import refuse_connections
+
+    seen: list[str] = []
+    refuse_connections(monkeypatch, seen)
+    with socket.socket() as s, pytest.raises(OSError, match="connect nowhere"):
+        s.connect(("192.0.2.1", 443))
+    assert seen == ["('192.0.2.1', 443)"]

@@ -2,7 +2,8 @@
 
 `Task.score(trace)` is what a verifiers rollout calls once the agent is done,
 and what `vf-replay` calls on saved traces; without a runtime it runs every
-reward that does not ask for one. `legacy_call` calls a reward function as a
+reward that does not ask for one. `model_replies` fetches the replies from a
+model server of the tests' own on 127.0.0.1 through verifiers' own client. `legacy_call` calls a reward function as a
 legacy `vf.Rubric` did (verifiers 0.4 has no Rubric): by name, chat messages.
 """
 
@@ -10,10 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
+import os
+import threading
 from collections.abc import Callable, Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import verifiers.v1 as vf
+from verifiers.v1.clients.eval import EvalClient
+from verifiers.v1.dialects.chat import ChatDialect
 from verifiers.v1.graph import MessageNode
 
 CONNECTIONS: list[str] = []
@@ -78,3 +85,64 @@ def legacy_call(
 
 def run_legacy(reward: Callable[..., Any], rows: list[Row]) -> list[float | None]:
     return [legacy_call(reward, *row) for row in rows]
+
+
+class _Replying(BaseHTTPRequestHandler):
+    """An OpenAI-compatible `/v1/chat/completions`: the scripted reply to the last user message."""
+
+    server: _Stub
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        self.server.requests += 1
+        content = self.server.replies[body["messages"][-1]["content"]]
+        message = {"role": "assistant", "content": content}
+        reply = {"id": f"stub-{self.server.requests}", "object": "chat.completion", "created": 0,
+                 "model": body["model"], "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+                 "choices": [{"index": 0, "finish_reason": "stop", "message": message}]}  # fmt: skip
+        data = json.dumps(reply).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+class _Stub(ThreadingHTTPServer):
+    def __init__(self, replies: dict[str, str]) -> None:
+        super().__init__(("127.0.0.1", 0), _Replying)
+        self.replies, self.requests = replies, 0
+
+
+def model_replies(replies: dict[str, str], prompts: Sequence[str]) -> list[str]:
+    """Each prompt's reply from a model server on 127.0.0.1, fetched by verifiers' own `EvalClient`.
+
+    The server answers with the scripted reply to each prompt, serves only the
+    requests made here (one per prompt, at most 60 s) and stops itself."""
+    stub = _Stub(replies)
+    thread = threading.Thread(target=stub.serve_forever, daemon=True)
+    thread.start()
+    config = vf.EvalClientConfig(base_url=f"http://127.0.0.1:{stub.server_port}/v1", api_key_var="SCOREBRIDGE_STUB")
+
+    async def ask_all() -> list[str]:
+        client = EvalClient(config)
+
+        async def one(prompt: str) -> str:
+            body = {"model": "stub", "messages": [{"role": "user", "content": prompt}]}
+            response = await client.get_response(ChatDialect(), body, vf.SamplingConfig())
+            return response.message.content or ""
+
+        return list(await asyncio.wait_for(asyncio.gather(*(one(p) for p in prompts)), timeout=60))
+
+    try:
+        os.environ.setdefault("SCOREBRIDGE_STUB", "no key")
+        found = asyncio.run(ask_all())
+    finally:
+        stub.shutdown()
+        stub.server_close()
+        thread.join(5)
+    assert stub.requests == len(prompts)
+    return found
