@@ -3,12 +3,13 @@ Inspect AI (mockllm) and DSPy (DummyLM); v1 rewards and keyed scores read as ver
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
 import pytest
 import verifiers.v1 as vf
-from vf_offline import Item, legacy_call, run, score_rows, task_with
+from vf_offline import Item, legacy_call, run, score_rows, task_with, trace_of
 
 import scorebridge as sb
 from scorebridge_verifiers import from_verifiers, to_verifiers
@@ -131,3 +132,25 @@ def test_a_scorer_through_verifiers_and_back_scores_as_it_did() -> None:
     task = task_with(again=to_verifiers(made, name="again"))
     assert [t.rewards["again"].score == 1.0 for t in score_rows(task, ROWS)] == LEGACY_VERDICTS
     assert run(to_verifiers(made), ROWS) == [made(*row).value for row in ROWS]
+
+
+PLUGGED = to_verifiers(sb.exact())
+"""A reward a TOML taskset plugs by import path: `[env.taskset.task.rewards] exact_match = {fn = ..., weight = 2.0}`."""
+
+
+def test_a_plugged_reward_takes_the_configs_weight_and_keeps_none_for_unscored() -> None:
+    config = vf.TaskConfig(rewards={"exact_match": vf.RewardFunctionConfig(fn=f"{__name__}:PLUGGED", weight=2.0)})
+    traces = [trace_of(*row) for row in [("q", "Paris", "Paris"), ("q", "Paris", None)]]
+    for trace in traces:
+        asyncio.run(vf.Task(trace.task.data, config).score(trace))
+    assert traces[0].rewards == {"exact": vf.Reward(score=1.0, weight=2.0)} and traces[0].reward == 2.0
+    assert traces[1].rewards == {"exact": None}
+
+
+def test_a_reward_that_needs_a_runtime_is_refused_naming_it() -> None:
+    # verifiers skips such a reward offline; a scorer of it could only ever fail on every row
+    async def tests_pass(trace: vf.Trace, runtime: vf.Runtime) -> float:
+        return 1.0
+
+    with pytest.raises(TypeError, match=r"from_verifiers\(tests_pass\): the reward needs a runtime"):
+        from_verifiers(tests_pass)

@@ -112,6 +112,9 @@ class _Replying(BaseHTTPRequestHandler):
 
 
 class _Stub(ThreadingHTTPServer):
+    request_queue_size = 128  # every prompt's request at once: the default backlog of 5 resets some under load
+    daemon_threads = True
+
     def __init__(self, replies: dict[str, str]) -> None:
         super().__init__(("127.0.0.1", 0), _Replying)
         self.replies, self.requests = replies, 0

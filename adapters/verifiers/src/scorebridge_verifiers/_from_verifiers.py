@@ -149,6 +149,9 @@ def from_verifiers(
     if not is_number(threshold) or not math.isfinite(threshold):
         raise ValueError(f"from_verifiers({name}): threshold must be a finite number; got {threshold!r:.80}")
     names, takes_all = _parameters(reward)
+    runtime = inspect.signature(reward).parameters.get("runtime")
+    if runtime is not None and runtime.default is runtime.empty:
+        raise TypeError(f"from_verifiers({name}): the reward needs a runtime (a sandbox), which a row has none of")
     if needs_label is None:  # it reads the row: a Task's method (`self.data`), the task, the answer, the state
         of_task = inspect.ismethod(reward) and isinstance(reward.__self__, vf.Task)
         needs_label = of_task or takes_all or bool({"answer", "state", "task", "info"} & set(names))

@@ -6,8 +6,6 @@ import inspect
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any, Literal
 
-from verifiers.v1.trace import Reward
-
 from scorebridge import Score, Scorer
 from scorebridge.kit import body_of, element, recording
 
@@ -25,7 +23,8 @@ class VerifiersReward:
 
     An attribute of a `vf.Task` subclass (it is not a function, so it does not
     bind `self`), or a plugged reward. It records its Score under the scorer's
-    name: a `Reward` (the Score's value, `weight`), or None for an unscored row,
+    name: a `Reward` (the Score's value, with `weight`, or a plugged reward's
+    weight from the taskset's config), or None for an unscored row,
     as verifiers seeds a reward that did not run; a failure kind is the metric
     `<name>/<kind>` = 1.0, and `trace.info["scorebridge"][name]` holds the Score.
     """
@@ -57,12 +56,10 @@ class VerifiersReward:
         trace.info.setdefault(INFO_KEY, {})[self.name] = as_recorded(score)
         if score.failure_kind is not None:
             trace.metrics[f"{self.name}/{score.failure_kind}"] = 1.0
-        value = score.value
-        if value is None:
+        if score.value is None:
             trace.rewards[self.name] = None
             return {}
-        trace.rewards[self.name] = Reward(score=value, weight=self._vf_weight)
-        return {}
+        return {self.name: score.value}  # verifiers records it with the hook's weight (a plugged reward's own)
 
 
 def _legacy(scorer: Scorer, call: Callable[..., Any], name: str, unscored: float | None) -> Callable[..., Any]:
