@@ -351,7 +351,8 @@ def test_the_report_page_shows_the_graders_failures_as_a_column_and_a_segment() 
 def test_the_cli_names_the_graders_failures_on_its_summary(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
     from scorebridge._cli.main import main
 
-    (tmp_path / "graders.py").write_text(
+    # named apart: the CLI imports a scorer file as a module of its name, which a docs block's graders.py met
+    (tmp_path / "down_graders.py").write_text(
         "import scorebridge as sb\n\n"
         "def down(prompt):\n"
         "    raise ConnectionError('the grader API is down')\n\n"
@@ -365,7 +366,7 @@ def test_the_cli_names_the_graders_failures_on_its_summary(tmp_path: Any, capsys
     (tmp_path / "rows.jsonl").write_text("\n".join(rows) + "\n")
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(tmp_path)
-        main(["score", "rows.jsonl", "--scorer", "graders.py@graded"])
+        main(["score", "rows.jsonl", "--scorer", "down_graders.py@graded"])
     out = capsys.readouterr().out
     assert "model_graded_qa unscored: 2 rows: the grader failed; 1 row: no label or no verdict" in out
 
@@ -373,11 +374,11 @@ def test_the_cli_names_the_graders_failures_on_its_summary(tmp_path: Any, capsys
 def test_the_cli_says_how_many_replies_came_from_the_cache(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
     from scorebridge._cli.main import main
 
-    (tmp_path / "graders.py").write_text(
+    (tmp_path / "cached_graders.py").write_text(
         "import scorebridge as sb\n\ndef ok(prompt):\n    return 'GRADE: C'\n\ngraded = sb.model_graded_qa(ok)\n"
     )
     (tmp_path / "rows.jsonl").write_text('{"output": "Paris", "label": "Paris"}\n{"output": "Rome", "label": "Rome"}\n')
-    command = ["score", "rows.jsonl", "--scorer", "graders.py@graded", "-S", "cache=grades.sqlite"]
+    command = ["score", "rows.jsonl", "--scorer", "cached_graders.py@graded", "-S", "cache=grades.sqlite"]
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(tmp_path)
         main(command)

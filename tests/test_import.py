@@ -22,7 +22,7 @@ def test_importing_scorebridge_imports_no_harness() -> None:
     code = (
         "import sys, scorebridge; "
         "harnesses = ('inspect_ai', 'dspy', 'pytest', 'pydantic', 'pandas', 'langsmith', 'openevals', 'deepeval', "
-        "'rapidfuzz', 'sacrebleu', 'nltk'); "
+        "'rapidfuzz', 'sacrebleu', 'nltk', 'verifiers'); "
         "print(sorted(m for m in harnesses if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

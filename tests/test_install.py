@@ -33,8 +33,9 @@ HARNESSES = {
 # extra brings the metrics' libraries (rapidfuzz is listed above as its "harness").
 COMPANIONS = {"anyio", "openevals", "sacrebleu", "rouge-score", "nltk"}
 # Out of `all`: TRL needs torch, which the package index serves as a CUDA build of several GB; deepeval brings
-# pytest plugins of its own (its runner, pytest-asyncio) into every pytest of an environment it is installed in.
-OUTSIDE_ALL = {"trl": "trl", "deepeval": "deepeval"}
+# pytest plugins of its own (its runner, pytest-asyncio) into every pytest of an environment it is installed in;
+# verifiers brings mcp, anthropic, sympy and Prime Intellect's sandbox clients, and holds openai below 3.
+OUTSIDE_ALL = {"trl": "trl", "deepeval": "deepeval", "verifiers": "verifiers"}
 # Beside `all` too: a harness of `all` with a part `all` leaves out (Ray Client, for `ray://` addresses).
 VARIANTS = {"ray-client": "ray[client,data]"}
 
@@ -70,6 +71,7 @@ def test_the_wheel_holds_every_import_package_typed(wheel: zipfile.ZipFile) -> N
         "scorebridge_deepeval",
         "scorebridge_openai_graders",
         "scorebridge_promptfoo",
+        "scorebridge_verifiers",
     }
     assert {f"{top}/py.typed" for top in tops} <= set(wheel.namelist())
 
