@@ -135,6 +135,7 @@ def missing_harness(block: Block) -> str | None:
         "pydantic_evals": ("pydantic_evals", "scorebridge_pydantic_evals"),
         "mlflow": ("import mlflow", "scorebridge_mlflow"),
         "trl": ("from trl", "import trl"),  # TRL needs torch: only the RL lane of .ci/run has it
+        "verifiers": ("import verifiers", "scorebridge_verifiers"),  # verifiers needs Python 3.11
     }
     for harness, marks in uses.items():
         if any(mark in block.code for mark in marks) and importlib.util.find_spec(harness) is None:
