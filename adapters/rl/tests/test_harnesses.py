@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import inspect
 import re
-import sys
 import textwrap
 from collections.abc import Sequence
 from typing import Any
@@ -144,4 +143,3 @@ def test_in_pytest(pytester: pytest.Pytester) -> None:
     result.assert_outcomes(passed=6)
     accuracy = sum(numbers) / len(numbers)
     result.stdout.re_match_lines([rf".*boxed_or_last_number\s+6\s+6\s+{int(sum(numbers))}\s+{accuracy:.3f}.*"])
-    assert sys.modules.get("trl") is None

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Final
 if TYPE_CHECKING:
     import asyncio
 
-__all__ = ["GRACE", "DaemonPool", "Interrupted", "Stop", "terminate_as_interrupt"]
+__all__ = ["GRACE", "DaemonPool", "Interrupted", "Stop", "reclaim_terminate", "terminate_as_interrupt"]
 
 GRACE: Final = 1.0
 """Seconds the rows in flight at a first SIGINT or SIGTERM have to finish and be written."""
@@ -42,6 +42,9 @@ def _raise(signum: int, frame: Any) -> None:
     raise Interrupted(signum)
 
 
+_TERMINATING: list[bool] = []  # one entry while `terminate_as_interrupt` lasts (in the main thread)
+
+
 @contextlib.contextmanager
 def terminate_as_interrupt() -> Iterator[None]:
     """While it lasts, SIGTERM raises `Interrupted(SIGTERM)` in the main thread, as Ctrl-C raises
@@ -51,10 +54,21 @@ def terminate_as_interrupt() -> Iterator[None]:
     except (ValueError, OSError):  # not the main thread
         yield
         return
+    _TERMINATING.append(True)
     try:
         yield
     finally:
+        _TERMINATING.pop()
         signal.signal(signal.SIGTERM, previous)
+
+
+def reclaim_terminate() -> None:
+    """Set again the SIGTERM handler of `terminate_as_interrupt`, which a library replaced (`ray.init` sets
+    one that ends the process with status 15, without the run's summary). Outside `terminate_as_interrupt`
+    it does nothing."""
+    if _TERMINATING:
+        with contextlib.suppress(ValueError):  # not the main thread: signals are not this thread's to set
+            signal.signal(signal.SIGTERM, _raise)
 
 
 class _Job:

@@ -75,6 +75,7 @@ from .._runner.summary import Summary
 from .load import Maker, describe
 from .main import DEFAULT_CONCURRENCY, ITEM_FIELDS, UsageError
 from .out import PARQUET_KEY, Lines, ScoredOut, open_out
+from .pool import reclaim_terminate
 from .score import _interrupted, _Scoring, grade_line
 
 if TYPE_CHECKING:
@@ -516,6 +517,8 @@ def _connect(address: str | None, env: dict[str, Any]) -> dict[str, Any] | None:
         raise RowError(address or "ray.init()", None, f"cannot reach a Ray cluster: {exc}") from None
     except ValueError as exc:
         raise UsageError(str(exc).removeprefix("--engine ray: ")) from None
+    finally:
+        reclaim_terminate()  # ray.init put its own SIGTERM handler in place of the run's
 
 
 _PARTS: Final = ".parts"

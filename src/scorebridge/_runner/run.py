@@ -223,7 +223,7 @@ class _Run:
     def interrupted(self) -> KeyboardInterrupt:
         """The KeyboardInterrupt that says how far an interrupted run got, and how to go on."""
         if self._file is not None:
-            saved = self._file.count
+            saved = self._file.saved()
             message = (
                 f"benchmark interrupted: {saved} record{'' if saved == 1 else 's'} saved in {self.out}; "
                 "run it again with the same out= to resume"
