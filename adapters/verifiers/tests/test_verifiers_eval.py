@@ -122,6 +122,7 @@ def test_the_chat_program_run_as_a_program_of_its_own_scores_the_same_and_connec
     names = ("exact", "graded", "flaky")
     assert [[score(t, n) for n in names] for t in run] == [[score(t, n) for n in names] for t in traces[:2]]
     assert refused.read_text().splitlines() == ["[]"] * 2  # each of the 2 programs guarded, none refused
+    assert CONNECTIONS == []  # nor the eval around them, in this process
 
 
 CONNECTING = """import socket
