@@ -87,7 +87,11 @@ class Capitals(vf.Taskset[Capital]):
 
 class LocalChatConfig(HarnessConfig):
     program: Literal["in_process", "subprocess"] = "in_process"
-    """Where verifiers' chat program runs: in this process, or as a program of its own (behind `vf_guard.py`)."""
+    """Where verifiers' chat program runs: in this process, or as a program of its own (behind `vf_guard.py`).
+
+    In this process the program reads relative paths from the test's working
+    directory, not the runtime's: a task whose prompt is a list of messages
+    (which the program reads from a file in the runtime) needs "subprocess"."""
 
 
 class _Installed:
