@@ -2,25 +2,24 @@
 
 `Task.score(trace)` is what a verifiers rollout calls once the agent is done,
 and what `vf-replay` calls on saved traces; without a runtime it runs every
-reward that does not ask for one. `model_replies` fetches the replies from a
-model server of the tests' own on 127.0.0.1 through verifiers' own client. `legacy_call` calls a reward function as a
-legacy `vf.Rubric` did (verifiers 0.4 has no Rubric): by name, chat messages.
+reward that does not ask for one. `model_server` is a model server of the
+tests' own on 127.0.0.1 (`vf_rollout` runs verifiers' whole rollout against
+it). `legacy_call` calls a reward function as a legacy `vf.Rubric` did
+(verifiers 0.4 has no Rubric): by name, chat messages.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import json
-import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import verifiers.v1 as vf
-from verifiers.v1.clients.eval import EvalClient
-from verifiers.v1.dialects.chat import ChatDialect
 from verifiers.v1.graph import MessageNode
 
 CONNECTIONS: list[str] = []
@@ -96,13 +95,14 @@ class _Replying(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers["content-length"])))
         self.server.requests += 1
         content = self.server.replies[body["messages"][-1]["content"]]
-        message = {"role": "assistant", "content": content}
-        reply = {"id": f"stub-{self.server.requests}", "object": "chat.completion", "created": 0,
-                 "model": body["model"], "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-                 "choices": [{"index": 0, "finish_reason": "stop", "message": message}]}  # fmt: skip
-        data = json.dumps(reply).encode()
+        # the reply streamed, as an agent's client asks for it: one chunk, then [DONE]
+        choice = {"index": 0, "finish_reason": "stop", "delta": {"role": "assistant", "content": content}}
+        chunk = {"id": f"stub-{self.server.requests}", "object": "chat.completion.chunk", "created": 0,
+                 "model": body["model"], "choices": [choice],
+                 "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}  # fmt: skip
+        data = f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode()
         self.send_response(200)
-        self.send_header("content-type", "application/json")
+        self.send_header("content-type", "text/event-stream")
         self.send_header("content-length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
@@ -118,34 +118,21 @@ class _Stub(ThreadingHTTPServer):
     def __init__(self, replies: dict[str, str]) -> None:
         super().__init__(("127.0.0.1", 0), _Replying)
         self.replies, self.requests = replies, 0
+        self.url = f"http://127.0.0.1:{self.server_port}/v1"
 
 
-def model_replies(replies: dict[str, str], prompts: Sequence[str]) -> list[str]:
-    """Each prompt's reply from a model server on 127.0.0.1, fetched by verifiers' own `EvalClient`.
+@contextlib.contextmanager
+def model_server(replies: dict[str, str]) -> Iterator[_Stub]:
+    """An OpenAI-compatible model server on 127.0.0.1 answering each prompt with its scripted reply.
 
-    The server answers with the scripted reply to each prompt, serves only the
-    requests made here (one per prompt, at most 60 s) and stops itself."""
+    It serves `/v1/chat/completions` (streamed) until the block ends, when it
+    stops; `.requests` counts the requests."""
     stub = _Stub(replies)
     thread = threading.Thread(target=stub.serve_forever, daemon=True)
     thread.start()
-    config = vf.EvalClientConfig(base_url=f"http://127.0.0.1:{stub.server_port}/v1", api_key_var="SCOREBRIDGE_STUB")
-
-    async def ask_all() -> list[str]:
-        client = EvalClient(config)
-
-        async def one(prompt: str) -> str:
-            body = {"model": "stub", "messages": [{"role": "user", "content": prompt}]}
-            response = await client.get_response(ChatDialect(), body, vf.SamplingConfig())
-            return response.message.content or ""
-
-        return list(await asyncio.wait_for(asyncio.gather(*(one(p) for p in prompts)), timeout=60))
-
     try:
-        os.environ.setdefault("SCOREBRIDGE_STUB", "no key")
-        found = asyncio.run(ask_all())
+        yield stub
     finally:
         stub.shutdown()
         stub.server_close()
         thread.join(5)
-    assert stub.requests == len(prompts)
-    return found
