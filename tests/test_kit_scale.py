@@ -1,5 +1,6 @@
-"""`scorebridge.kit.scale`: a harness score on a range of its own, mapped onto 0-1, correct on the harness's scale;
-and the conformance suite's checks of it, which fail for an adapter that takes points as they come."""
+"""`scorebridge.kit.scale`: the one reading of a harness's score (a bool, a grade word, points on 0-1 or on a range
+of its own, mapped onto 0-1 and correct on the harness's scale); and the conformance suite's checks of it, which
+fail for an adapter that takes points as they come."""
 
 from __future__ import annotations
 
@@ -39,14 +40,45 @@ def test_with_no_declared_range_points_are_the_value_and_full_marks_are_correct(
 
 
 def test_points_above_1_with_no_declared_range_are_a_contract_error_naming_the_scorer() -> None:
-    with pytest.raises(ScorerContractError, match=r"^length: .*3 points, outside 0-1.*score_range=\(low, high\)"):
+    with pytest.raises(ScorerContractError, match=r"^length: .*3.0 points, outside 0-1.*score_range=\(low, high\)"):
         scale("length").read("length", 3)
 
 
-@pytest.mark.parametrize("points", [0.5, 6, math.nan])
+@pytest.mark.parametrize("points", [0.5, 6, math.inf])
 def test_points_outside_a_declared_range_are_a_contract_error(points: float) -> None:
-    with pytest.raises(ScorerContractError, match=r"^geval: .*outside its range 1-5"):
+    with pytest.raises(
+        ScorerContractError, match=r"^geval: a score must be a number from 1 to 5.*outside its range 1-5"
+    ):
         scale("geval", (1, 5)).read("geval", points)
+
+
+def test_bools_numbers_and_grade_words_are_read_on_0_1() -> None:
+    on = scale("s")
+    got = [on.read("s", x) for x in (True, False, 0.25, 1, "C", "pass", "P", "0.5")]
+    assert got == [(True, 1.0), (False, 0.0), (False, 0.25), (True, 1.0), (True, 1.0), (True, 1.0), (False, 0.5),
+                   (False, 0.5)]  # fmt: skip
+
+
+def test_a_bool_or_a_grade_word_is_on_0_1_whatever_the_declared_range() -> None:
+    # a bool is a verdict, not points: True read as 1 point on 1-5 would be the worst score
+    on = scale("geval", (1, 5))
+    assert [on.read("geval", x) for x in (True, "pass", "fail")] == [(True, 1.0), (True, 1.0), (False, 0.0)]
+
+
+def test_a_number_written_as_text_is_read_on_the_declared_range() -> None:
+    assert scale("geval", (1, 5)).read("geval", " 4 ") == (False, 0.75)
+
+
+@pytest.mark.parametrize("x", [None, math.nan], ids=repr)
+def test_none_and_nan_are_no_verdict(x: Any) -> None:
+    assert scale("s").read("s", x) == (None, None) and scale("geval", (1, 5)).read("geval", x) == (None, None)
+
+
+@pytest.mark.parametrize("x", [4, -0.1, math.inf, "maybe", [1], 10**400], ids=repr)
+def test_a_score_of_unknown_range_is_refused_naming_the_scorer(x: Any) -> None:
+    # a 1-5 rating read as points counted 4.0 where every other harness counts 0-1
+    with pytest.raises(ScorerContractError, match=r"^stars: a score must be a number from 0 to 1"):
+        scale("stars").read("stars", x)
 
 
 @pytest.mark.parametrize(
