@@ -134,3 +134,12 @@ def test_the_suite_fails_an_adapter_that_takes_points_on_a_range_as_values() -> 
     for check in scale_checks:
         with pytest.raises(ConformanceError):
             check()
+
+
+def test_unit_points_checks_the_refusal_for_an_adapter_whose_harness_declares_no_range() -> None:
+    # LangSmith, deepeval and promptfoo declare no range: without unit_points the suite never asked them about 3 points
+    adapter = Adapter("tally", from_harness=from_tally, native=_check_of, unit_points=True)
+    [check] = [c for c in checks(adapter) if "range" in str(c)]
+    assert "points above 1 on no declared range are refused" in str(check)
+    with pytest.raises(ConformanceError, match="gave 3 points; expected a ScorerContractError"):
+        check()

@@ -103,7 +103,12 @@ class Adapter:
       `score_range`, an MLflow judge's `Literal` value type), and gives
       `low + judge(text, references) * (high - low)` points; given, the suite
       checks that such points are mapped onto 0-1 and that points above 1 from
-      a `native` scorer, which declares no range, are a `ScorerContractError`.
+      a `native` scorer, which declares no range, are a `ScorerContractError`;
+    - `unit_points`: True for a harness whose points are 0-1 and that declares
+      no other range (LangSmith, deepeval, promptfoo): the suite checks that 3
+      points from a `native` scorer are a `ScorerContractError` naming it
+      (checked with `ranged` too); False for a harness whose scores are on any
+      scale, with a threshold on it (Inspect, DSPy, RL rewards).
     """
 
     name: str
@@ -119,6 +124,7 @@ class Adapter:
     label_free: Callable[[Judge], Any] | None = None
     one_reference: bool = False
     ranged: Callable[[Judge, tuple[float, float]], Any] | None = None
+    unit_points: bool = False
 
 
 class Check:
@@ -668,11 +674,12 @@ def _three(text: str, references: Sequence[str]) -> float:
 
 
 def _scale_checks(a: Adapter) -> list[Check]:
-    if a.from_harness is None or a.native is None or a.ranged is None:
+    if a.from_harness is None or a.native is None or (a.ranged is None and not a.unit_points):
         return []
     ranged, from_harness, native = a.ranged, a.from_harness, a.native
 
     def mapped() -> None:
+        assert ranged is not None
         made = from_harness(ranged(_thirds, (1.0, 5.0)))  # 1, 3 and 5 points on a scale of 1 to 5
         outputs = ["poor", "fair", "good"]
         got = [(s.correct, s.value) for s in (made("q", o, "Paris") for o in outputs)]
@@ -700,10 +707,10 @@ def _scale_checks(a: Adapter) -> list[Check]:
             f"naming it, got {got!r:.160}"
         )
 
-    return [
-        Check(f"{a.name}: from_harness: points on a declared range are mapped onto 0-1", mapped),
-        Check(f"{a.name}: from_harness: points above 1 on no declared range are refused", undeclared),
-    ]
+    refused = Check(f"{a.name}: from_harness: points above 1 on no declared range are refused", undeclared)
+    if ranged is None:
+        return [refused]
+    return [Check(f"{a.name}: from_harness: points on a declared range are mapped onto 0-1", mapped), refused]
 
 
 ANSWERED_WITHIN = 2.0
