@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from scorebridge import ScorerContractError
-from scorebridge.kit import Scale, scale
+from scorebridge import Score, ScorerContractError
+from scorebridge.kit import Scale, Scorer, ask, judge, scale, sync_and_async, verdict
 from scorebridge.kit.testing import Adapter, ConformanceError, Judge, checks
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
@@ -126,9 +126,25 @@ def _on_scale(judge: Judge, score_range: tuple[float, float]) -> tally.Check:
     return judged
 
 
+def _as_they_come(check: tally.Check) -> Scorer:
+    """A tally adapter that takes a check's points as they come, with no `kit.scale` (the docs' adapter once did)."""
+    name = "as_they_come"
+
+    def body(item: Any, output: Any, label: Any) -> Any:
+        asked = ask(name, output, label)
+        if isinstance(asked, Score):
+            return asked
+        row = {"prompt": item, "response": asked.text, "expected": list(asked.answers)}
+        return judge(
+            name, lambda: check(row), lambda found: verdict(name, asked, found.points >= 1.0, value=found.points)
+        )
+
+    return Scorer(name, sync_and_async(body, is_async=False), recorded=True)
+
+
 def test_the_suite_fails_an_adapter_that_takes_points_on_a_range_as_values() -> None:
-    # the docs' tally adapter reads points as they come: its checks of ranges must fail, not pass by default
-    adapter = Adapter("tally", from_harness=from_tally, native=_check_of, ranged=_on_scale)
+    # an adapter that reads points as they come: its checks of ranges must fail, not pass by default
+    adapter = Adapter("tally", from_harness=_as_they_come, native=_check_of, ranged=_on_scale)
     scale_checks = [c for c in checks(adapter) if "range" in str(c)]
     assert len(scale_checks) == 2
     for check in scale_checks:
@@ -138,8 +154,14 @@ def test_the_suite_fails_an_adapter_that_takes_points_on_a_range_as_values() -> 
 
 def test_unit_points_checks_the_refusal_for_an_adapter_whose_harness_declares_no_range() -> None:
     # LangSmith, deepeval and promptfoo declare no range: without unit_points the suite never asked them about 3 points
-    adapter = Adapter("tally", from_harness=from_tally, native=_check_of, unit_points=True)
+    adapter = Adapter("tally", from_harness=_as_they_come, native=_check_of, unit_points=True)
     [check] = [c for c in checks(adapter) if "range" in str(c)]
     assert "points above 1 on no declared range are refused" in str(check)
     with pytest.raises(ConformanceError, match="gave 3 points; expected a ScorerContractError"):
         check()
+
+
+def test_the_docs_tally_adapter_refuses_3_points_naming_the_scorer() -> None:
+    # the docs' adapter took a check's points as they came: 3 points were the value 3.0, correct
+    with pytest.raises(ScorerContractError, match=r"^three: a score must be a number from 0 to 1"):
+        from_tally(_check_of(lambda text, references: 3.0), name="three")("q", "Paris", "Paris")
