@@ -18,6 +18,7 @@ import scorebridge as sb
 from scorebridge.kit import Scorer, plain_digits, recorded
 from scorebridge.kit import testing as suite
 from scorebridge.kit.testing import Adapter, ConformanceError, Judge, Row, checks, huge_numbers
+from scorebridge.testing import FakeGrader
 
 
 def _numbers_check(adapter: Adapter, direction: str) -> suite.Check:
@@ -66,7 +67,11 @@ def test_the_suite_fails_a_forward_adapter_that_is_slow_on_a_huge_label(monkeypa
         _numbers_check(adapter, "to_harness")()
 
 
-@pytest.mark.parametrize("scorer", [sb.exact(), sb.detect_match()], ids=lambda s: s.name)
+@pytest.mark.parametrize(
+    "scorer",
+    [sb.exact(), sb.detect_match(), sb.model_graded_qa(FakeGrader("Reasoning.\nGRADE: C"))],
+    ids=lambda s: s.name,
+)
 def test_the_core_scorers_pass_the_check_in_both_directions(scorer: Scorer) -> None:
     def native(judge: Judge) -> Scorer:
         return scorer
