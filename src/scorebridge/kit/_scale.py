@@ -112,17 +112,24 @@ class Scale:
         range, `score_range=(low, high)`); infinity; text the grade mapping
         cannot read; any other object.
         """
-        if x is None:
+        found: object
+        if type(x) is float:  # the common cases, read without the grade mapping
+            found = x
+            if x != x:  # NaN
+                return None, None
+        elif type(x) is int and -1e300 < x < 1e300:  # an int a float holds
+            found = float(x)
+        elif x is None:
             return None, None
-        if is_bool(x):
+        elif is_bool(x):
             return bool(x), 1.0 if x else 0.0
-        if isinstance(x, str):
-            word = GRADE_WORDS.get(x.strip().lower())
+        else:
+            word = GRADE_WORDS.get(x.strip().lower()) if isinstance(x, str) else None
             if word is not None:
                 return word >= 1.0, word
-        found = grade_read(x)
-        if found is None:  # NaN
-            return None, None
+            found = grade_read(x)
+            if found is None:  # NaN
+                return None, None
         low, high = self.low, self.high
         if type(found) is not float or not low <= found <= high:
             raise ScorerContractError(self._refusal(scorer_name, x, found))
