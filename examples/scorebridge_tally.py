@@ -5,7 +5,7 @@ import functools
 from tally import Check, Verdict
 
 from scorebridge import Score, Scorer
-from scorebridge.kit import accepted_answers, ask, is_async, item_text_for, judge, sync_and_async, verdict
+from scorebridge.kit import accepted_answers, ask, is_async, item_text_for, judge, scale, sync_and_async, verdict
 
 MADE_FROM = "scorebridge_scorer"  # the attribute a check made by to_tally keeps its scorer in
 
@@ -34,6 +34,7 @@ class _TallyCall:
 
     def __init__(self, check: Check, name: str) -> None:
         self.check, self.name = check, name
+        self.scale = scale(name)  # tally's points are 0-1: it declares no other range
 
     def __call__(self, item, output, label):
         asked = ask(self.name, output, label)  # a finished Score, or what to hand the check
@@ -45,7 +46,8 @@ class _TallyCall:
     def verdict(self, asked, found: Verdict):
         if found.skipped:
             return verdict(self.name, asked, None, explanation=found.note or None)
-        return verdict(self.name, asked, found.points >= 1.0, value=found.points, explanation=found.note or None)
+        correct, value = self.scale.read(self.name, found.points)  # correct at 1; outside 0-1 a contract error
+        return verdict(self.name, asked, correct, value=value, explanation=found.note or None)
 
 
 def from_tally(check: Check, *, name: str | None = None) -> Scorer:

@@ -9,7 +9,7 @@ from typing import Any
 from rubric import Result
 
 from scorebridge import Score, Scorer
-from scorebridge.kit import accepted_answers, ask, is_async, judge_each, sync_and_async, verdict
+from scorebridge.kit import accepted_answers, ask, is_async, judge_each, scale, sync_and_async, verdict
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,8 +53,8 @@ class _RubricCall:
     def verdict(self, asked: Any, result: Result) -> Score:
         if result.score is None:
             return verdict(self.name, asked, None, explanation=result.reason or None)
-        correct = result.score >= 1.0
-        return verdict(self.name, asked, correct, value=result.score, explanation=result.reason or None)
+        correct, value = scale(self.name).read(self.name, result.score)  # 0-1: a rubric declares no other range
+        return verdict(self.name, asked, correct, value=value, explanation=result.reason or None)
 
 
 def _arguments(grader: Any) -> dict[str, Any]:

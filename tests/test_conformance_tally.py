@@ -43,6 +43,7 @@ TALLY = Adapter(
     from_harness=from_tally,
     native=check_of,
     native_async=async_check_of,
+    unit_points=True,  # tally's points are 0-1
 )
 
 

@@ -1,6 +1,6 @@
 """The kit's helpers for a harness's scorers: `options_of` (identity), `recording` (the reverse on_error),
-`body_of` (round trips), `unwrap` (labels and outputs held in a harness's mappings), `points` (a score of unknown
-range) and `NativeCalls.carrying`."""
+`body_of` (round trips), `unwrap` (labels and outputs held in a harness's mappings) and `NativeCalls.carrying`.
+A harness's score is read by `Scale.read` (tests/test_kit_scale.py)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,6 @@ from scorebridge.kit import (
     body_of,
     judge,
     options_of,
-    points,
     recording,
     sync_and_async,
     unwrap,
@@ -239,24 +238,6 @@ def test_unwrap_makes_an_empty_mapping_no_label() -> None:
 
 def test_unwrap_gives_anything_else_back() -> None:
     assert unwrap("Paris", ("answer",)) == "Paris" and unwrap(None, ("answer",)) is None
-
-
-# --- points --------------------------------------------------------------------------------------
-
-
-def test_points_reads_bools_numbers_and_grade_words() -> None:
-    assert [points("s", x) for x in (True, False, 0.25, 1, "C", "pass", "0.5")] == [1.0, 0.0, 0.25, 1.0, 1.0, 1.0, 0.5]
-
-
-def test_points_makes_none_and_nan_no_verdict() -> None:
-    assert points("s", None) is None and points("s", math.nan) is None
-
-
-@pytest.mark.parametrize("x", [4, -0.1, math.inf, "maybe", [1]], ids=repr)
-def test_points_refuses_a_score_of_unknown_range_naming_the_scorer(x: Any) -> None:
-    # a 1-5 rating read as points counted 4.0 where every other harness counts 0-1
-    with pytest.raises(sb.ScorerContractError, match="stars: a score must be a number from 0 to 1"):
-        points("stars", x)
 
 
 # --- NativeCalls.carrying ------------------------------------------------------------------------

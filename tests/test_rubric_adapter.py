@@ -55,6 +55,7 @@ RUBRIC = Adapter(
     native_async=native_async,
     variants=lambda: (rubric.StartsWith(), rubric.StartsWith(), rubric.StartsWith(ignore_case=False)),
     one_reference=True,  # a rubric check takes one reference: asked once per accepted answer
+    unit_points=True,  # a rubric's scores are 0-1
 )
 
 

@@ -60,6 +60,7 @@ DEEPEVAL = Adapter(
     carries_objects=False,  # deepeval's actual_output is text: an LLMTestCase refuses any other
     label_free=Concise,
     one_reference=True,  # deepeval's expected_output is one text
+    unit_points=True,  # its points are 0-1: 3 points are a contract error
 )
 
 

@@ -68,6 +68,7 @@ DSPY = Adapter(
     native=dspy_metric,
     native_async=async_dspy_metric,
     label_free=label_free_dspy_metric,
+    to_recording=functools.partial(to_dspy, on_error="record"),
     from_recording=functools.partial(from_dspy, on_error="record"),
 )
 

@@ -11,7 +11,7 @@ import pytest
 from inspect_ai import Task, eval
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage
-from inspect_ai.scorer import Score, Scorer, Target, match, scorer, value_to_float
+from inspect_ai.scorer import Score, Scorer, Target, includes, match, scorer, value_to_float
 from inspect_ai.solver import TaskState, generate
 
 from scorebridge.kit.testing import Adapter, Check, Judge, Row, checks
@@ -99,4 +99,12 @@ INSPECT = Adapter(
 
 @pytest.mark.parametrize("check", checks(INSPECT), ids=str)
 def test_the_inspect_adapter_conforms(check: Check) -> None:
+    check()
+
+
+@pytest.mark.parametrize("made", [match, includes], ids=lambda f: f.__name__)
+def test_inspects_own_scorers_answer_a_number_label_of_any_size_at_once(made: Any) -> None:
+    # Decimal("1e1000000") as a label was not answered within 2 s by from_inspect(match()): plain digits expanded it
+    builtin = Adapter("inspect", from_harness=from_inspect, native=lambda judge: made())
+    [check] = [c for c in checks(builtin) if "a number label of any size" in str(c)]
     check()

@@ -80,6 +80,7 @@ LANGSMITH = Adapter(
         create_llm_as_judge(prompt=PROMPT, judge=ScriptedJudge(True), model="scripted", continuous=True),
     ),
     label_free=label_free,
+    unit_points=True,  # its points are 0-1: 3 points are a contract error
 )
 
 

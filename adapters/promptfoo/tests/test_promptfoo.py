@@ -92,6 +92,19 @@ def test_from_promptfoo_reads_a_bool_or_a_number_as_points(result: Any, correct:
     assert (score.correct, score.value) == (correct, value)
 
 
+def test_from_promptfoo_refuses_a_number_outside_0_1_naming_the_scorer() -> None:
+    # a 4 was the value 4.0 and correct at 1: one such row lifted the accuracy above every other harness's
+    with pytest.raises(sb.ScorerContractError, match=r"^stars: a score must be a number from 0 to 1"):
+        from_promptfoo(lambda output, context: 4, name="stars")("q", "x", "y")
+
+
+def test_from_promptfoo_refuses_a_grading_results_score_outside_0_1() -> None:
+    # the score of a result that passes was kept as the value however large
+    result = {"pass": True, "score": 7, "reason": "seven"}
+    with pytest.raises(sb.ScorerContractError, match=r"^stars: a score must be a number from 0 to 1"):
+        from_promptfoo(lambda output, context: result, name="stars")("q", "x", "y")
+
+
 def test_a_round_trip_gives_the_assertion_back() -> None:
     assert to_promptfoo(from_promptfoo(get_assert)) is get_assert
 

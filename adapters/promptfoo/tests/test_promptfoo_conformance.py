@@ -60,6 +60,7 @@ PROMPTFOO = Adapter(
     to_recording=lambda made: to_promptfoo(made, on_error="record"),
     from_recording=lambda get_assert: from_promptfoo(get_assert, on_error="record"),
     carries_objects=False,
+    unit_points=True,  # its points are 0-1: 3 points are a contract error
 )
 
 

@@ -35,8 +35,6 @@ The reverse direction (a harness's scorer as a scorebridge one), its rules once:
   one body, an exception naming the scorer; `judge_each(scorer_name, ask, call,
   read)`: the explicit per-answer option, once per accepted answer until one
   is correct;
-- `points(scorer_name, x)`: a harness's score read as points from 0 to 1 (a
-  bool, a number, a grade word), a `ScorerContractError` for any other;
 - `reads_argument(fn, position)`: whether a harness scorer's code reads an
   argument (an Inspect scorer's target, a DSPy metric's example): how an
   adapter knows it needs no label where the harness does not say;
@@ -49,9 +47,12 @@ The reverse direction (a harness's scorer as a scorebridge one), its rules once:
 - `options_of(obj)`: a harness scorer's identity as JSON options (a closure's
   cells, a partial's arguments, an object's constructor arguments),
   `OptionsError` for what JSON cannot hold;
-- `scale(scorer, score_range, threshold)`: a `Scale`, the harness's range of
-  points: `.read(scorer, points)` maps them onto 0-1 and decides correctness on
-  the harness's own scale; points outside 0-1 with no declared range are a
+- `scale(scorer_name, score_range=None, threshold=None)`: a `Scale`, the harness
+  scorer's range of points (none declared: 0-1) and its threshold;
+  `.read(scorer_name, x)`: the one reading of whatever a harness scorer
+  returned, `(correct, value)`: a bool, a grade word, points mapped onto 0-1
+  and decided on the harness's own scale; None and NaN no verdict; points
+  outside the range (with none declared: outside 0-1), or anything else, a
   `ScorerContractError` naming the scorer.
 
 Making Scores:
@@ -147,7 +148,6 @@ from ._reverse import (
     item_text_for,
     judge,
     judge_each,
-    points,
     reads_argument,
     recording,
     sync_and_async,
@@ -201,7 +201,6 @@ __all__ = [
     "options_of",
     "parse_group_by",
     "plain_digits",
-    "points",
     "presort",
     "raised_score",
     "read_rows",

@@ -27,12 +27,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final, NamedTuple, TypeVar, overload
 
-from .._protocol.grade import grade_read
 from .._protocol.reading import Rejected, accepted_answers, item_text, presort
 from .._protocol.record import raised_score, recorded
 from .._protocol.score import FailureKind, Score, ScorerContractError
 from .._protocol.scorer import OnError, Scorer, ScorerFn, check_on_error, note_scorer
-from .._protocol.values import label_is_missing, shown
+from .._protocol.values import label_is_missing
 
 __all__ = [
     "Ask",
@@ -41,7 +40,6 @@ __all__ = [
     "item_text_for",
     "judge",
     "judge_each",
-    "points",
     "reads_argument",
     "recording",
     "sync_and_async",
@@ -503,22 +501,3 @@ def unwrap(value: Any, keys: tuple[str, ...] = (), *, sole: bool = False) -> Any
     except Exception:  # a mapping whose own methods fail: the scorer reads it as it is
         return value
     return value
-
-
-def points(scorer_name: str, x: Any) -> float | None:
-    """A harness's verdict as points from 0 to 1, the one reading of a score of unknown range.
-
-    A bool is 1.0 or 0.0, a number from 0 to 1 itself, a grade word by the
-    grade mapping (`grade_value`: C/I/P, correct/incorrect, pass/fail, a
-    numeric string); None and NaN are no verdict, None (the row unscored).
-    Anything else is a `ScorerContractError` naming the scorer, never a
-    silent zero: a number outside 0-1 (a 1-5 rating: a range the harness
-    did not declare, to map onto 0-1 where it does), infinity, text the
-    grade mapping cannot read, any other object.
-    """
-    found = None if x is None else grade_read(x)
-    if found is None or (type(found) is float and 0.0 <= found <= 1.0):
-        return found
-    raise ScorerContractError(
-        f"{scorer_name}: a score must be a number from 0 to 1, a bool or a grade (C/I/P, pass/fail); got {shown(x)}"
-    )

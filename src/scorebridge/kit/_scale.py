@@ -1,10 +1,12 @@
-"""A harness score on a scale of its own, read as scorebridge reads points: a value in 0-1 and a verdict.
+"""The one reading of a harness's score, in every reverse adapter: a verdict and a value in 0-1.
 
-A harness scorer may score on a range of its own (pydantic-evals' `GEval` 1 to 5,
-an MLflow judge whose `feedback_value_type` is `Literal[1, 2, 3, 4, 5]`). Taken as
-they are, such points break every summary: a 1 ("poor") is at or above a
+A harness scorer's verdict may be a bool, a grade word, or points, on 0-1 or on a
+range of its own (pydantic-evals' `GEval` 1 to 5, an MLflow judge whose
+`feedback_value_type` is `Literal[1, 2, 3, 4, 5]`). Taken as they are, points on
+a range of their own break every summary: a 1 ("poor") is at or above a
 threshold of 1.0, so every row is correct, and three rows of 1, 3 and 5 average
-3.0. `Scale` holds the range once, for every reverse adapter:
+3.0. `scale(scorer_name, score_range, threshold)` gives the harness scorer's
+`Scale`, and `Scale.read` reads whatever it returned, for every reverse adapter:
 
 - a score on a declared range (`low`, `high`) is mapped onto 0-1 by it
   (`(points - low) / (high - low)`), and is correct at or above `threshold`,
@@ -12,16 +14,18 @@ threshold of 1.0, so every row is correct, and three rows of 1, 3 and 5 average
   on 0-1);
 - with no declared range the scale is 0-1: points outside it are a
   `ScorerContractError` naming the scorer, never a value of 3 or an accuracy
-  above 1 (say the range: `score_range=(low, high)`).
-"""
+  above 1 (say the range: `score_range=(low, high)`);
+- a bool and a grade word are read by the grade mapping, on 0-1; None and NaN
+  are no verdict."""
 
 from __future__ import annotations
 
 import math
 from typing import Any, Final
 
+from .._protocol.grade import GRADE_WORDS, grade_read
 from .._protocol.score import ScorerContractError
-from .._protocol.values import is_bool, is_number
+from .._protocol.values import is_bool, is_number, shown
 
 __all__ = ["Scale", "scale"]
 
@@ -89,26 +93,62 @@ class Scale:
             return {"score_range": [self.low, self.high], "threshold": self.threshold}
         return {"threshold": self.threshold}
 
-    def read(self, scorer_name: str, points: float) -> tuple[bool, float]:
-        """(correct, value): `points` on this scale as a verdict (at or above the threshold) and a value in 0-1.
+    def read(self, scorer_name: str, x: Any) -> tuple[bool | None, float | None]:
+        """(correct, value) of a harness's verdict `x`: the one reading of a harness's score, in every spoke.
 
-        Points outside the range are a `ScorerContractError` naming the scorer
-        (with no declared range: outside 0-1, which says to give the range).
-        A NaN is the caller's to treat as "no value"; it is refused here too.
+        - None and NaN: no verdict, `(None, None)` (the row unscored);
+        - a bool: itself, 1.0 or 0.0;
+        - a grade word (C/I/P, correct/incorrect, pass/fail, in any case): its
+          value in 0-1 by the grade mapping (`grade_value`), correct at full
+          marks only; a word is on no scale of the harness's;
+        - a number, or a string that reads as one ("0.75"): points on this
+          scale, correct at or above the threshold (on the harness's own
+          scale), the value mapped onto 0-1 (`(points - low) / (high - low)`;
+          with no declared range the points are the value).
+
+        Anything else is a `ScorerContractError` naming the scorer, never a
+        silent zero: points outside the declared range; with none declared,
+        points outside 0-1 (a 1-5 rating; the message says to declare the
+        range, `score_range=(low, high)`); infinity; text the grade mapping
+        cannot read; any other object.
         """
+        found: object
+        if type(x) is float:  # the common cases, read without the grade mapping
+            found = x
+            if x != x:  # NaN
+                return None, None
+        elif type(x) is int and -1e300 < x < 1e300:  # an int a float holds
+            found = float(x)
+        elif x is None:
+            return None, None
+        elif is_bool(x):
+            return bool(x), 1.0 if x else 0.0
+        else:
+            word = GRADE_WORDS.get(x.strip().lower()) if isinstance(x, str) else None
+            if word is not None:
+                return word >= 1.0, word
+            found = grade_read(x)
+            if found is None:  # NaN
+                return None, None
         low, high = self.low, self.high
-        if not low <= points <= high:  # NaN too
-            if self.declared:
-                raise ScorerContractError(
-                    f"{scorer_name}: the harness scorer gave {points!r:.80} points, outside its range {low:g}-{high:g}"
-                )
-            raise ScorerContractError(
-                f"{scorer_name}: the harness scorer gave {points!r:.80} points, outside 0-1, and declares no range "
-                "for its points; say the range it scores on (score_range=(low, high)) so they are mapped onto 0-1"
-            )
+        if type(found) is not float or not low <= found <= high:
+            raise ScorerContractError(self._refusal(scorer_name, x, found))
         if not self.declared:  # 0-1: the points are the value
-            return points >= self.threshold, points
-        return points >= self.threshold, (points - low) / (high - low)
+            return found >= self.threshold, found
+        return found >= self.threshold, (found - low) / (high - low)
+
+    def _refusal(self, scorer_name: str, x: Any, found: object) -> str:
+        """What `read` says of `x` (read by the grade mapping as `found`), which is no score on this scale."""
+        low, high = self.low, self.high
+        must = f"{scorer_name}: a score must be a number from {low:g} to {high:g}, a bool or a grade (C/I/P, pass/fail)"
+        if type(found) is not float:  # the grade mapping cannot read it
+            return f"{must}; got {shown(x)}"
+        if self.declared:
+            return f"{must}; the harness scorer gave {found!r} points, outside its range {low:g}-{high:g}"
+        return (
+            f"{must}; the harness scorer gave {found!r} points, outside 0-1, and declares no range for its points: "
+            "say the range it scores on (score_range=(low, high)) so they are mapped onto 0-1"
+        )
 
 
 UNIT: Final = (0.0, 1.0)

@@ -25,14 +25,17 @@ import inspect
 import math
 import os
 import tempfile
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from .._protocol.reading import fold
 from .._protocol.record import raised_score
 from .._protocol.score import FAILURE_KINDS, Score, ScorerContractError
 from .._protocol.scorer import Scorer
+from .._protocol.values import shown
 from .._runner.run import benchmark
 from .._scorers.exact import exact
 
@@ -47,6 +50,7 @@ __all__ = [
     "equal",
     "every_one",
     "hostile_values",
+    "huge_numbers",
     "run_checks",
 ]
 
@@ -99,7 +103,12 @@ class Adapter:
       `score_range`, an MLflow judge's `Literal` value type), and gives
       `low + judge(text, references) * (high - low)` points; given, the suite
       checks that such points are mapped onto 0-1 and that points above 1 from
-      a `native` scorer, which declares no range, are a `ScorerContractError`.
+      a `native` scorer, which declares no range, are a `ScorerContractError`;
+    - `unit_points`: True for a harness whose points are 0-1 and that declares
+      no other range (LangSmith, deepeval, promptfoo): the suite checks that 3
+      points from a `native` scorer are a `ScorerContractError` naming it
+      (checked with `ranged` too); False for a harness whose scores are on any
+      scale, with a threshold on it (Inspect, DSPy, RL rewards).
     """
 
     name: str
@@ -115,6 +124,7 @@ class Adapter:
     label_free: Callable[[Judge], Any] | None = None
     one_reference: bool = False
     ranged: Callable[[Judge, tuple[float, float]], Any] | None = None
+    unit_points: bool = False
 
 
 class Check:
@@ -664,11 +674,12 @@ def _three(text: str, references: Sequence[str]) -> float:
 
 
 def _scale_checks(a: Adapter) -> list[Check]:
-    if a.from_harness is None or a.native is None or a.ranged is None:
+    if a.from_harness is None or a.native is None or (a.ranged is None and not a.unit_points):
         return []
     ranged, from_harness, native = a.ranged, a.from_harness, a.native
 
     def mapped() -> None:
+        assert ranged is not None
         made = from_harness(ranged(_thirds, (1.0, 5.0)))  # 1, 3 and 5 points on a scale of 1 to 5
         outputs = ["poor", "fair", "good"]
         got = [(s.correct, s.value) for s in (made("q", o, "Paris") for o in outputs)]
@@ -696,17 +707,77 @@ def _scale_checks(a: Adapter) -> list[Check]:
             f"naming it, got {got!r:.160}"
         )
 
-    return [
-        Check(f"{a.name}: from_harness: points on a declared range are mapped onto 0-1", mapped),
-        Check(f"{a.name}: from_harness: points above 1 on no declared range are refused", undeclared),
-    ]
+    refused = Check(f"{a.name}: from_harness: points above 1 on no declared range are refused", undeclared)
+    if ranged is None:
+        return [refused]
+    return [Check(f"{a.name}: from_harness: points on a declared range are mapped onto 0-1", mapped), refused]
+
+
+ANSWERED_WITHIN = 2.0
+"""Seconds within which a number label of any size or precision is answered (a Score or a ScorerContractError):
+written in plain digits, `Decimal("1e1000000")` is a million characters, and took 22 s before it was refused."""
+
+
+def huge_numbers() -> list[Any]:
+    """Number labels of any size or precision: `Decimal("1e1000000")` and its negative, `Decimal("1e-1000000")`,
+    a million digits of precision, and an int of 100,001 digits."""
+    return [Decimal("1e1000000"), Decimal("-1e1000000"), Decimal("1e-1000000"), Decimal("1." + "3" * 1_000_000),
+            10**100_000]  # fmt: skip
+
+
+def _answered(a: Adapter, where: str, call: Callable[..., object], row: Row) -> None:
+    """`call(*row)` gives an answer, or a ScorerContractError, within `ANSWERED_WITHIN` seconds."""
+    start = time.perf_counter()
+    try:
+        call(*row)
+    except ScorerContractError:
+        pass
+    except Exception as exc:
+        raise ConformanceError(
+            f"{a.name}: {where}: a number label it cannot read is a ScorerContractError naming the scorer; "
+            f"{shown(row[2], 60)} raised {type(exc).__name__}: {str(exc)[:200]}"
+        ) from exc
+    took = time.perf_counter() - start
+    if took > ANSWERED_WITHIN:
+        raise ConformanceError(
+            f"{a.name}: {where}: the label {shown(row[2], 60)} took {took:.1f} s; a number label of any size is "
+            f"answered within {ANSWERED_WITHIN:g} s"
+        )
+
+
+def _huge_number_checks(a: Adapter) -> list[Check]:
+    found: list[Check] = []
+    if a.from_harness is not None and a.native is not None:
+        from_harness, native = a.from_harness, a.native
+
+        def reverse() -> None:
+            made = from_harness(native(equal))
+            for value in huge_numbers():
+                _answered(a, "from_harness", made, ("Capital of France?", "Paris", value))
+
+        found.append(Check(f"{a.name}: from_harness: a number label of any size is answered at once", reverse))
+    if a.to_harness is not None and a.run is not None and a.carries_objects:
+        to_harness, run = a.to_harness, a.run
+
+        def forward() -> None:
+            check = to_harness(exact())
+            for value in huge_numbers():
+                _answered(a, "to_harness", lambda *row: list(run(check, [row])), ("q", "Paris", value))
+
+        found.append(Check(f"{a.name}: to_harness: a number label of any size is answered at once", forward))
+    return found
 
 
 def checks(adapter: Adapter) -> list[Check]:
     """The conformance checks that apply to `adapter`, each a `Check` to call (one pytest test each)."""
     if not isinstance(adapter, Adapter):
         raise TypeError(f"checks: expected a scorebridge.kit.testing.Adapter; got {type(adapter).__name__}")
-    return [*_forward_checks(adapter), *_reverse_checks(adapter), *_scale_checks(adapter)]
+    return [
+        *_forward_checks(adapter),
+        *_reverse_checks(adapter),
+        *_scale_checks(adapter),
+        *_huge_number_checks(adapter),
+    ]
 
 
 def run_checks(adapter: Adapter) -> list[str]:

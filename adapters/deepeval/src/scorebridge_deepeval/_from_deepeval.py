@@ -20,8 +20,8 @@ from scorebridge.kit import (
     judge,
     judge_each,
     options_of,
-    points,
     recording,
+    scale,
     sync_and_async,
     verdict,
 )
@@ -61,6 +61,7 @@ class DeepevalCall:
 
     def __init__(self, metric: BaseMetric, name: str, needs_label: bool, fields: Mapping[str, str]) -> None:
         self.metric, self.name, self.needs_label, self.fields = metric, name, needs_label, dict(fields)
+        self.scale = scale(name)  # deepeval's scores are 0-1; another is a contract error
         is_async = bool(getattr(metric, "async_mode", True))
         measure = metric.a_measure if is_async else metric.measure
         params = inspect.signature(measure).parameters.values()
@@ -108,7 +109,7 @@ class DeepevalCall:
                            failure_kind="error")  # fmt: skip
         if metric.skipped or metric.score is None:
             return verdict(self.name, asked, None, explanation=metric.reason)
-        value = points(self.name, metric.score)  # deepeval's scores are 0-1; another is a contract error
+        _, value = self.scale.read(self.name, metric.score)
         success = metric.success if metric.success is not None else metric.is_successful()
         correct = None if success is None else bool(success)
         return verdict(self.name, asked, correct, value=value, explanation=metric.reason)

@@ -78,7 +78,7 @@ class LangsmithCall:
         their mean, each result's points in metadata (`results`, by key), their comments joined."""
         found = found.get("results", [found]) if isinstance(found, Mapping) else found
         found = found if isinstance(found, list) else [found]
-        scores = [kit.points(self.name, _score(r)) for r in found]
+        scores = [kit.scale(self.name).read(self.name, _score(r))[1] for r in found]  # 0-1: no range declared
         value = None if not scores or None in scores else sum(scores) / len(scores)  # type: ignore[arg-type]
         keys = [str(kit.element(r, "key")) for r in found]
         many = {"results": dict(zip(keys, scores, strict=True))} if len(scores) > 1 else None
@@ -121,7 +121,7 @@ def from_langsmith(
     a dict or `EvaluationResult` its `score` (else `value`) and `comment` (the explanation); several results
     (`EvaluationResults`, openevals' per-key list) are their mean, each in metadata. Correct when the score is at
     least 1, partial credit (wrong, its points the value) below, as every scorebridge scorer counts points; a score
-    outside 0-1 (a 1-5 rating) is a `ScorerContractError` (`kit.points`).
+    outside 0-1 (a 1-5 rating) is a `ScorerContractError` (`kit.Scale.read`).
 
     needs_label: default, True when the evaluator reads a reference (`reference_outputs`, the example, a
     `(run, example)` evaluator): a row with no label is then unscored without calling it (openevals' exact_match

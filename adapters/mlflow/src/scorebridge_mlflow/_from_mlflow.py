@@ -18,11 +18,11 @@ from scorebridge import FAILURE_KINDS, FailureKind
 from scorebridge.kit import (
     Ask,
     Scale,
-    ScorerContractError,
     accepted_answers,
     ask,
     grade_value,
     is_bool,
+    is_missing,
     is_number,
     judge,
     judge_each,
@@ -50,36 +50,24 @@ def _check_label(name: str, label: Any) -> object:
 
 
 def _verdict(name: str, value: Any, on: Scale) -> tuple[bool | None, float | None, str | None]:
-    """(correct, value, why unscored) of an MLflow value, by MLflow's own reading (aggregation.py); a number
-    on the scorer's scale (`on`), mapped onto 0-1."""
+    """(correct, value, why unscored) of an MLflow value, by MLflow's own reading (aggregation.py): yes/no (the
+    judges' CategoricalRating) 1 or 0; a value the grade mapping cannot read (MLflow leaves it out of its
+    averages) unscored, with a warning; the rest read on the scorer's scale (`on`, `kit.Scale.read`)."""
     if value is None:
         return None, None, "the MLflow scorer gave no value"
-    if is_bool(value):
-        return bool(value), 1.0 if value else 0.0, None
     if isinstance(value, str):
         word = value.strip().lower()
         if word in ("yes", "no"):  # MLflow's CategoricalRating, the judges' verdict
             return word == "yes", 1.0 if word == "yes" else 0.0, None
-        number = grade_value(value)  # C/I/P, pass/fail, "0.75"; anything else None, with a warning
-        if number is None:
+        if grade_value(value) is None:  # C/I/P, pass/fail, "0.75" read; anything else None, with a warning
             return None, None, f"the MLflow scorer's value {value!r:.80} is not a grade"
-        if word.isalpha():  # a grade word: 1, 0 or 0.5, on no scale of the scorer's
-            return number >= 1.0, number, None
-        correct, number = on.read(name, number)
-        return correct, number, None
-    if is_number(value):
-        try:
-            number = float(value)
-        except (OverflowError, ValueError):
-            number = math.nan
-        if math.isnan(number):
-            return None, None, "the MLflow scorer's value is NaN"
-        if not math.isfinite(number):
-            raise ScorerContractError(f"{name}: the MLflow scorer's value must be finite; got {value!r:.80}")
-        correct, number = on.read(name, number)
-        return correct, number, None
-    warnings.warn(f"{name}: the MLflow scorer's value {value!r:.80} is not a grade; unscored", stacklevel=4)
-    return None, None, f"the MLflow scorer's value of type {type(value).__name__} is not a grade"
+    elif is_number(value) and is_missing(value):
+        return None, None, "the MLflow scorer's value is NaN"
+    elif not is_number(value) and not is_bool(value):
+        warnings.warn(f"{name}: the MLflow scorer's value {value!r:.80} is not a grade; unscored", stacklevel=4)
+        return None, None, f"the MLflow scorer's value of type {type(value).__name__} is not a grade"
+    correct, number = on.read(name, value)
+    return correct, number, None
 
 
 def _one(name: str, result: Any) -> Any:

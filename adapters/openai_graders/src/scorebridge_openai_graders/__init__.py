@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from scorebridge.kit import GRADER_FAILED, Ask, Scorer, ScorerContractError, ask, label_is_missing, verdict
+from scorebridge.kit import GRADER_FAILED, Ask, Scorer, ScorerContractError, ask, label_is_missing, scale, verdict
 
 from . import _graders, _spec
 from ._graders import Embed, Grader, Result, Row
@@ -97,7 +97,9 @@ def from_openai_grader(
         return _graders.multi(sub, at, make)
 
     run = make(data, f"grader {name!r}")
-    top = _top(data)
+    # a score_model's range, mapped onto 0-1 by the kit's Scale; any other score is the value as it is
+    ranged = scale(name, _spec.score_range("", data.get("range"))) if data["type"] == "score_model" else None
+    top = 1.0 if ranged is None else ranged.high
     threshold = data.get("pass_threshold")
 
     def body(item: Any, output: Any, label: Any) -> Any:
@@ -118,7 +120,7 @@ def from_openai_grader(
             kind: Literal["parse_failure", "error"] = "parse_failure" if flag in _graders.PARSE_FLAGS else "error"
             return verdict(name, asked, False, value=0.0, explanation=result.why, metadata=metadata, failure_kind=kind)
         metadata["score"] = result.score
-        value = _unit(data, result.score)
+        value = result.score if ranged is None else ranged.read(name, result.score)[1]
         correct = result.score >= threshold if threshold is not None else result.score >= top
         return verdict(name, asked, correct, value=value, explanation=result.why, metadata=metadata)
 
@@ -126,19 +128,6 @@ def from_openai_grader(
         return from_openai_grader(changed, grader=grader, embed=embed, timeout=timeout, label_field=label_field)
 
     return Scorer(name, body, data, factory=factory, recorded=True, needs_label=False)
-
-
-def _top(spec: Mapping[str, Any]) -> float:
-    """The top of a grader's scale: its range's high end for score_model, else 1."""
-    return _spec.score_range("", spec.get("range"))[1] if spec["type"] == "score_model" else 1.0
-
-
-def _unit(spec: Mapping[str, Any], score: float) -> float:
-    """A score on 0 to 1: a score_model's range mapped onto it; any other score as it is."""
-    if spec["type"] != "score_model":
-        return score
-    low, high = _spec.score_range("", spec.get("range"))
-    return (score - low) / (high - low)
 
 
 def item_namespace(scorer_name: str, item: Any, label: Any, label_field: str = "reference") -> dict[str, Any]:

@@ -17,7 +17,7 @@ import importlib
 import math
 import sys
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from scorebridge import Score
 from scorebridge.kit import (
@@ -25,9 +25,12 @@ from scorebridge.kit import (
     Scorer,
     ask,
     body_of,
+    is_bool,
+    is_number,
     judge,
     raised_score,
     recording,
+    scale,
     sync_and_async,
     verdict,
 )
@@ -36,6 +39,9 @@ __all__ = ["GetAssert", "assertion", "from_promptfoo", "to_promptfoo"]
 
 GetAssert = Callable[[str, Mapping[str, Any]], Any]
 """A promptfoo Python assertion: `get_assert(output, context)`, returning a bool, a number or a grading result."""
+
+UNIT: Final = scale("from_promptfoo")
+"""promptfoo's points: 0-1, correct at 1 (promptfoo declares no other range)."""
 
 
 class _Assertion:
@@ -145,15 +151,14 @@ class _Call:
 
 
 def _verdict(name: str, asked: Ask, result: Any) -> Score:
-    """promptfoo's result read: a bool, a number (its points: correct at 1), or a grading result (its `pass`)."""
-    if isinstance(result, bool):
-        return verdict(name, asked, result)
-    if isinstance(result, (int, float)):
-        return verdict(name, asked, result >= 1, value=float(result))
+    """promptfoo's result read: a bool, a number (its points on 0-1: correct at 1), or a grading result (its `pass`,
+    its `score` the value); read by the kit's `Scale.read`, so a number outside 0-1 is a ScorerContractError."""
     if isinstance(result, Mapping) and "pass" in result:
-        value = result.get("score")
-        points = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+        _, points = UNIT.read(name, result.get("score"))
         return verdict(name, asked, bool(result["pass"]), value=points, explanation=result.get("reason"))
+    if is_bool(result) or is_number(result):
+        correct, points = UNIT.read(name, result)
+        return verdict(name, asked, correct, value=points)
     raise TypeError(f"{name}: a promptfoo assertion returns a bool, a number or a result with pass; got {result!r:.80}")
 
 
@@ -172,6 +177,7 @@ def from_promptfoo(
     `vars[label]`. Its result: True/False; a number, its points, correct at 1
     and partial credit below (promptfoo itself passes any number above 0 when the
     assertion has no threshold); a grading result's `pass`, `score` and `reason`.
+    A number or a `score` outside 0-1 is a ScorerContractError naming the scorer.
     A row with no label is unscored and the assertion is not asked, unless
     `needs_label=False` (an assertion that reads no label: a format check).
     A Scorer of `to_promptfoo`'s assertion is that scorer again.
