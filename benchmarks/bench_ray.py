@@ -11,7 +11,9 @@ start`, 1 CPU each: adapters/ray/tests/two_nodes.py). 20,000 rows with a GIL-bou
 scorer of 1 ms a row, materialized in the object store first: `score_dataset(ds,
 scorer, actors=2)` against Ray's own `map_batches` with the same scorer
 (`score_many` per batch) on the same pool (2 actors, 1 CPU each, the same batch
-size), best of `REPEAT`, as rows per second and their ratio (bar: 0.9x). Then
+size), best of `REPEAT`, as rows per second and their ratio (bar: 0.9x); the best
+run of ours is checked: the nodes that scored rows (both, for the bar), every row
+once, and the summary equal to the local engine's (`score_many` here). Then
 `scorebridge score --engine ray` over 4,000 rows (4 ms a row), with the worker node
 killed once a few hundred rows are written and not replaced, 3 times: each run
 must finish on the head with every row once, or end with the stall timeout's error

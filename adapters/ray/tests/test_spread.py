@@ -89,7 +89,7 @@ def test_20_small_parquet_files_on_2_actors_are_scored_by_both(tmp_path: Path) -
     marks = tmp_path / "marks"
     marks.mkdir()
     # the read's tasks take no CPU: they never wait behind actors for one
-    ds = ray.data.read_parquet(str(files), ray_remote_args={"num_cpus": 0}).materialize()
+    ds = ray.data.read_parquet(str(files), num_cpus=0).materialize()
     rows = taken(score_dataset(ds, meets.with_options(folder=str(marks)), actors=2, num_cpus=0.5))
     assert len(processes(rows)) == 2
     assert len(rows) == 1000

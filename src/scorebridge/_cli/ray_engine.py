@@ -537,9 +537,8 @@ class _Parts:
         self.folder = out + _PARTS
         self.metadata = None if header is None else {PARQUET_KEY: json.dumps(header).encode("utf-8")}
         self.prior = prior
-        shutil.rmtree(self.folder, ignore_errors=True)
-        os.makedirs(self.folder)
-        self._held = _hold(self.folder, out)
+        os.makedirs(self.folder, exist_ok=True)
+        self._held = _hold(self.folder, out)  # a killed run's parts were made OUT (`_fold_parts`): none left
         self.count = 0
 
     def write(self, table: pa.Table) -> None:
