@@ -16,9 +16,11 @@ import os
 os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
 
 import shutil
+import signal
+import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -84,3 +86,28 @@ def ordered() -> Iterator[None]:
         yield
     finally:
         options.preserve_order = before
+
+
+def _bounded(command: Sequence[str], seconds: float, **popen: Any) -> subprocess.CompletedProcess[str]:
+    """`command` run to its end within `seconds` (its output captured as text), or the test failed with what it
+    printed so far; the command and every process it started (a Ray of its own) killed then, by their group."""
+    run = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, **popen
+    )
+    try:
+        out, err = run.communicate(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        os.killpg(run.pid, signal.SIGKILL)
+        out, err = run.communicate()
+        pytest.fail(
+            f"{' '.join(command[-12:])} did not end in {seconds:g} s; its stderr:\n{err[-3000:]}\n{out[-1000:]}"
+        )
+    return subprocess.CompletedProcess(command, run.returncode, out, err)
+
+
+@pytest.fixture
+def bounded() -> Callable[..., subprocess.CompletedProcess[str]]:
+    """Run a command in a process of its own within a time, `bounded(command, seconds, env=...)`: its result, or
+    the test failed with the command's stderr so far (pytest-timeout would end the test without it: the cause of
+    a slow or hung command was never seen)."""
+    return _bounded

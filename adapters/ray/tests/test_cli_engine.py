@@ -213,30 +213,32 @@ def test_a_file_that_cannot_be_read_or_written_is_a_row_error(
 CLI = [sys.executable, "-c", "import sys; from scorebridge._cli.main import main; sys.exit(main())"]
 
 
-def test_the_command_scores_a_parquet_file_on_a_ray_it_starts(tmp_path: Path) -> None:
+# A command that starts a Ray of its own takes 20 to 60 s on a shared 2-core machine: it is given 240 s, and a
+# pool that never scores ends it at --stall-timeout with what Ray reports. It was pytest's 120 s timeout that
+# ended these tests before, twice, without the command's stderr: the cause was never seen.
+OWN_RAY = 240
+
+
+@pytest.mark.timeout(OWN_RAY + 30)
+def test_the_command_scores_a_parquet_file_on_a_ray_it_starts(tmp_path: Path, bounded: Any) -> None:
     source = tmp_path / "data.parquet"
     pq.write_table(pa.Table.from_pylist(ROWS), source)
     out = tmp_path / "scored.parquet"
     env = {name: value for name, value in os.environ.items() if name != "RAY_ADDRESS"}  # a Ray of its own
-    done = subprocess.run(
-        [*CLI, "score", str(source), "--scorer", "exact", "--engine", "ray", "--out", str(out)],
-        capture_output=True,
-        text=True,
-        check=False,
-        env=env,
-        timeout=240,
-    )
+    command = [*CLI, "score", str(source), "--scorer", "exact", "--engine", "ray", "--out", str(out)]
+    done = bounded([*command, "--stall-timeout", "120"], OWN_RAY, env=env)
     assert done.returncode == 0, done.stderr
     assert "exact" in done.stdout
     assert pq.read_table(out).column("exact.correct").to_pylist() == [True, True, False, False, None]
 
 
-def test_the_command_takes_several_scorers_on_error_and_concurrency_with_ray(tmp_path: Path) -> None:
+@pytest.mark.timeout(OWN_RAY + 30)
+def test_the_command_takes_several_scorers_on_error_and_concurrency_with_ray(tmp_path: Path, bounded: Any) -> None:
     source = write_jsonl(tmp_path / "data.jsonl", ROWS)
     env = {name: value for name, value in os.environ.items() if name != "RAY_ADDRESS"}
     command = [*CLI, "score", str(source), "--scorer", "exact", "--scorer", "detect_match", "--engine", "ray"]
-    command += ["--on-error", "record", "--concurrency", "4", "--format", "json"]
-    done = subprocess.run(command, capture_output=True, text=True, check=False, env=env, timeout=240)
+    command += ["--on-error", "record", "--concurrency", "4", "--format", "json", "--stall-timeout", "120"]
+    done = bounded(command, OWN_RAY, env=env)
     assert done.returncode == 0, done.stderr
     summaries = [json.loads(line) for line in done.stdout.splitlines()]
     assert summaries == [local_summary(source, s).as_dict() for s in (sb.exact(), sb.detect_match())]

@@ -7,6 +7,7 @@ lost call's output instead of adding to it.
 
 from __future__ import annotations
 
+import argparse
 import os
 import signal
 import threading
@@ -110,3 +111,47 @@ def test_a_call_ray_retries_after_an_error_scores_its_rows_into_the_output_once(
     assert (tmp_path / "scored-again").exists(), "the failed call was not retried: the test tests nothing"
     assert sorted(row["id"] for row in got) == list(range(12))
     assert [row["correct"] for row in sorted(got, key=lambda row: row["id"])] == [True] * 5 + [False] + [True] * 6
+
+
+@pytest.mark.timeout(300)
+def test_an_actor_killed_during_a_command_run_is_one_line_on_stderr(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    # the bug: when an actor died, Ray printed the raylet's error, a traceback, on the command's stdout
+    from scorebridge._cli.ray_engine import score_with_ray
+
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(f'{{"output": "{i % 7}", "label": "3"}}\n' for i in range(400)), encoding="utf-8")
+    marks, gate = tmp_path / "marks", tmp_path / "gate"
+    marks.mkdir()
+    slow = slow_match.with_options(folder=str(marks), pause=0.001, gate=str(gate))
+    killed: list[int] = []
+
+    def kill_one() -> None:
+        try:
+            if wait_for(lambda: len(os.listdir(marks)) >= 2, 120):
+                killed.append(int(sorted(os.listdir(marks))[0]))
+                os.kill(killed[0], signal.SIGKILL)
+        finally:
+            gate.touch()
+
+    killer = threading.Thread(target=kill_one, daemon=True)
+    killer.start()
+    fields = {"item_field": None, "output_field": "output", "label_field": "label", "address": None}
+    [summary], _ = score_with_ray(argparse.Namespace(file=str(data), out=None, batch_size=25, **fields), slow)
+    killer.join(10)
+    assert killed, "the two actors never started scoring: no actor was killed"
+    assert summary.rows == 400
+    said: list[str] = []
+    printed = ""
+    deadline = time.monotonic() + 30  # Ray's error reaches the driver a moment after the call it ended
+    while not any("Ray says" in line for line in said) and time.monotonic() < deadline:
+        captured = capfd.readouterr()
+        said += captured.err.splitlines()
+        printed += captured.out
+        time.sleep(0.2)
+    deaths = [line for line in said if "died" in line or str(killed[0]) in line]
+    assert deaths and all(line.startswith("scorebridge score: Ray says: ") for line in deaths), said
+    assert len(deaths) == 1, said
+    assert "Traceback" not in printed + "\n".join(said), said
+    assert printed == ""

@@ -7,6 +7,7 @@ every block on one actor, that actor waits the minute out alone, and the test se
 from __future__ import annotations
 
 import os
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+import ray
 import ray.data
 
 import scorebridge as sb
@@ -33,8 +35,39 @@ def meets(item: Any, output: Any, label: Any, *, folder: str = "") -> dict[str, 
     return {"correct": output == label, "outcome": None, "failure_kind": None, "metadata": {"pid": os.getpid()}}
 
 
-def processes(ds: ray.data.Dataset) -> set[int]:
-    return {score_of(row).metadata["pid"] for row in ds.take_all()}
+SCORED_WITHIN = 180
+"""Seconds a test's rows have to be scored (two actors started, and the minute the first may wait for the other)."""
+
+
+def taken(ds: ray.data.Dataset) -> list[dict[str, Any]]:
+    """`ds`'s rows, scored; the test failed, saying what Ray has free, when they are not all
+    scored within `SCORED_WITHIN` s (a pool whose actors cannot be placed waits for ever; it hung a run once)."""
+    rows: list[Any] = []
+    failed: list[BaseException] = []
+
+    def take() -> None:
+        try:
+            rows.extend(ds.take_all())
+        except BaseException as exc:  # the test's to raise
+            failed.append(exc)
+
+    taking = threading.Thread(target=take, daemon=True)
+    taking.start()
+    taking.join(SCORED_WITHIN)
+    if taking.is_alive():
+        free, total = ray.available_resources(), ray.cluster_resources()
+        pytest.fail(
+            f"the rows were not scored in {SCORED_WITHIN} s: Ray has {free.get('CPU', 0):g} of its "
+            f"{total.get('CPU', 0):g} CPUs free ({len(rows)} rows back)"
+        )
+    if failed:
+        raise failed[0]
+    return rows
+
+
+def processes(rows: list[dict[str, Any]]) -> set[int]:
+    """The processes that scored the rows."""
+    return {score_of(row).metadata["pid"] for row in rows}
 
 
 @pytest.mark.timeout(240)
@@ -42,7 +75,7 @@ def test_a_1000_row_job_on_2_actors_runs_blocks_on_both(tmp_path: Path) -> None:
     # the bug: the default batch_size of 1,024 made 1,000 rows one call, so one actor did all the work
     ds = ray.data.from_items([{"output": str(i % 3), "label": "1"} for i in range(1000)])
     scored = score_dataset(ds, meets.with_options(folder=str(tmp_path)), actors=2, num_cpus=0.5)
-    assert len(processes(scored)) == 2
+    assert len(processes(taken(scored))) == 2
 
 
 @pytest.mark.timeout(240)
@@ -55,10 +88,11 @@ def test_20_small_parquet_files_on_2_actors_are_scored_by_both(tmp_path: Path) -
         pq.write_table(pa.Table.from_pylist(rows), files / f"part-{n:02d}.parquet")
     marks = tmp_path / "marks"
     marks.mkdir()
-    ds = ray.data.read_parquet(str(files)).materialize()
-    scored = score_dataset(ds, meets.with_options(folder=str(marks)), actors=2, num_cpus=0.5)
-    assert len(processes(scored)) == 2
-    assert scored.count() == 1000
+    # the read's tasks take no CPU: they never wait behind actors for one
+    ds = ray.data.read_parquet(str(files), num_cpus=0).materialize()
+    rows = taken(score_dataset(ds, meets.with_options(folder=str(marks)), actors=2, num_cpus=0.5))
+    assert len(processes(rows)) == 2
+    assert len(rows) == 1000
 
 
 def test_a_local_working_dir_in_ray_options_is_refused_saying_where_it_goes(tmp_path: Path) -> None:

@@ -102,6 +102,15 @@ class TwoNodes:
             raise RuntimeError(f"ray start failed: {done.stderr[-3000:]}")
 
     def start(self) -> TwoNodes:
+        """The head, then the worker node; a start that fails leaves nothing running (`stop`)."""
+        try:
+            self._start_both()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _start_both(self) -> None:
         self._start(
             "--head",
             "--port",
@@ -114,7 +123,6 @@ class TwoNodes:
             '{"head": 1}',
         )
         self.start_worker()
-        return self
 
     def start_worker(self) -> None:
         """A worker node (1 CPU, the resource `worker`) joined to the head; its processes kept by id."""

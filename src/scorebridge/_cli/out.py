@@ -200,7 +200,7 @@ class ScoredOut:
 
             seen = Lines()
             for line, row, scores in read_scored(self.path):
-                if line not in seen:
+                if line in self.prior.done and line not in seen:
                     seen.add(line)
                     yield line, row, scores
             return

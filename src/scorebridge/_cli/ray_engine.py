@@ -24,7 +24,8 @@ nodes left when one is lost, and a run that scores no block for
 engine-shared `open_out` (its header, --resume, --force) and written as the
 blocks come back, in the input's order, by the local engine's own writer
 (`_Scoring.keep`), which also counts the summaries; a Parquet `--out` is a part
-per block in OUT.parts, made one file at the end. A scorer's exception is
+per block in OUT.parts, made one file however the run ends (a killed run's parts
+are made OUT by the next run, before --resume reads it). A scorer's exception is
 recorded in the actors and, with --on-error raise, named by its row's line once
 the rows before it are written; a grade no rule reads is said once per scorer,
 as the local engine says it.
@@ -71,10 +72,11 @@ from .._runner.files import JSONL_SUFFIXES, PARQUET_SUFFIXES, SUFFIXES, RowError
 from .._runner.groups import GroupedSummaries
 from .._runner.progress import count_rows
 from .._runner.scored import LINE, taken_columns, unique_names
+from .._runner.store import LockedLines
 from .._runner.summary import Summary
 from .load import Maker, describe
 from .main import DEFAULT_CONCURRENCY, ITEM_FIELDS, UsageError
-from .out import PARQUET_KEY, Lines, ScoredOut, open_out
+from .out import PARQUET_KEY, Lines, Prior, ScoredOut, open_out
 from .pool import reclaim_terminate
 from .score import _interrupted, _Scoring, grade_line
 
@@ -526,43 +528,98 @@ _PARTS: Final = ".parts"
 
 
 class _Parts:
-    """A Parquet --out written as blocks finish: each block a part in OUT.parts, then the parts made OUT."""
+    """A Parquet --out written as blocks finish: each block a part in OUT.parts (with the header, so a killed
+    run's parts can be made OUT by the next run), then, when the run ends in any way, the rows OUT held and
+    kept (`prior.done`, on a resume) and the parts made OUT, one file. The folder is held (locked) meanwhile."""
 
-    def __init__(self, out: str, header: Mapping[str, Any] | None) -> None:
+    def __init__(self, out: str, header: Mapping[str, Any] | None, prior: Prior) -> None:
         self.out = out
         self.folder = out + _PARTS
-        self.header = header
-        shutil.rmtree(self.folder, ignore_errors=True)
-        os.makedirs(self.folder)
+        self.metadata = None if header is None else {PARQUET_KEY: json.dumps(header).encode("utf-8")}
+        self.prior = prior
+        os.makedirs(self.folder, exist_ok=True)
+        self._held = _hold(self.folder, out)  # a killed run's parts were made OUT (`_fold_parts`): none left
         self.count = 0
 
     def write(self, table: pa.Table) -> None:
         import pyarrow.parquet as pq
 
         part = os.path.join(self.folder, f"part-{self.count:06d}.parquet")
-        pq.write_table(table, part + ".partial")
+        pq.write_table(table.replace_schema_metadata(self.metadata), part + ".partial")
         os.replace(part + ".partial", part)  # a part is whole, or absent
         self.count += 1
 
-    def close(self, kept: str | None) -> None:
-        """The parts (after the rows of `kept`, a Parquet --out being resumed) as OUT, one file; the parts go."""
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        files = ([kept] if kept else []) + [os.path.join(self.folder, f) for f in sorted(os.listdir(self.folder))]
-        files = [f for f in files if f.endswith(".parquet")]
-        schemas = [pq.read_schema(f).remove_metadata() for f in files]
-        if not schemas:
-            return
-        schema = pa.unify_schemas(schemas, promote_options="permissive")
-        if self.header is not None:
-            schema = schema.with_metadata({PARQUET_KEY: json.dumps(self.header).encode("utf-8")})
-        with pq.ParquetWriter(self.out + ".partial", schema) as writer:
-            for f in files:
-                table = pq.read_table(f).replace_schema_metadata(None)
-                writer.write_table(table.cast(schema) if table.schema != schema.remove_metadata() else table)
-        os.replace(self.out + ".partial", self.out)
+    def close(self) -> None:
+        """OUT made of the kept rows and the parts (none: OUT as it was), the parts removed."""
+        done = self.prior.done
+        kept = self.out if self.prior.kept else None
+        _join(self.out, self.metadata, kept, lambda line: line in done, _part_files(self.folder))
+        self._held.close()
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _part_files(folder: str) -> list[str]:
+    return [os.path.join(folder, f) for f in sorted(os.listdir(folder)) if f.endswith(".parquet")]
+
+
+def _hold(folder: str, out: str) -> LockedLines:
+    """The lock of a Parquet --out's parts, taken: a `RowError` when another run holds it."""
+    try:
+        return LockedLines(os.path.join(folder, ".writer"), "another")
+    except RuntimeError:
+        raise RowError(
+            out, None, "is being written by another process (a run still going): wait for it, or give another --out"
+        ) from None
+
+
+def _join(out: str, metadata: Mapping[bytes, bytes] | None, first: str | None, keep: Any, parts: Sequence[str]) -> None:
+    """`first`'s rows whose line `keep(line)` keeps, then every row of `parts`, written as `out` (one Parquet
+    file with `metadata`, its schema the files' unified), whole or not at all; `out` left as it is when that
+    would change nothing (no parts, and `first`, being `out`, kept whole) or there is nothing to write."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    tables = []
+    if first is not None:
+        table = pq.read_table(first)
+        kept = table.filter(pa.array([keep(line) for line in table.column(LINE).to_pylist()], pa.bool_()))
+        if not parts and first == out and kept.num_rows == table.num_rows:
+            return
+        tables.append(kept)
+    tables += [pq.read_table(f) for f in parts]
+    if not tables:
+        return
+    tables = [t.replace_schema_metadata(None) for t in tables]
+    schema = pa.unify_schemas([t.schema for t in tables], promote_options="permissive").with_metadata(metadata)
+    with pq.ParquetWriter(out + ".partial", schema) as writer:
+        for table in tables:
+            writer.write_table(table.cast(schema) if table.schema != schema.remove_metadata() else table)
+    os.replace(out + ".partial", out)
+
+
+def _fold_parts(out: str) -> None:
+    """The parts a killed run left in OUT.parts made OUT, with the rows OUT held that no part has again, so that
+    the run about to start finds them as it finds a finished OUT (`--resume` skips them; without it or
+    `--force`, OUT is refused as holding rows). A run still writing them is a `RowError`."""
+    import pyarrow.parquet as pq
+
+    folder = out + _PARTS
+    if not os.path.isdir(folder):
+        return
+    held = _hold(folder, out)
+    try:
+        parts = _part_files(folder)
+        if parts:
+            again = Lines()
+            for part in parts:
+                for line in pq.read_table(part, columns=[LINE]).column(LINE).to_pylist():
+                    again.add(line)
+            metadata = pq.read_schema(parts[0]).metadata
+            first = out if os.path.exists(out) else None
+            _join(out, metadata, first, lambda line: line not in again, parts)
+    finally:
+        held.close()
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 class _Stalled(Exception):
@@ -572,7 +629,8 @@ class _Stalled(Exception):
 class _Watch:
     """The scored blocks as Ray gives them, read in a thread of their own, so a run that makes no progress is
     ended (after `stall` seconds with no block: `_Stalled`, with what Ray reports), and a node Ray loses is
-    said once on stderr."""
+    said once on stderr. `stop()` ends the reading however the run ends (the rest not read: Ray Data's
+    execution is shut down, its actors freed), at the next block Ray gives."""
 
     _END: Final = object()
 
@@ -580,6 +638,7 @@ class _Watch:
         self.stall = stall
         self.warnings: list[str] = []
         self._queue: queue.Queue[Any] = queue.Queue(maxsize=4)  # the driver holds a few blocks at a time
+        self._stopped = threading.Event()
         self._lost: set[str] = set()
         self._handler = _Kept(self.warnings)
         logging.getLogger("ray.data").addHandler(self._handler)
@@ -587,12 +646,34 @@ class _Watch:
         self._thread.start()
 
     def _read(self, batches: Iterable[Any]) -> None:
+        blocks = iter(batches)
         try:
-            for batch in batches:
-                self._queue.put(batch)
-            self._queue.put(self._END)
+            for batch in blocks:
+                if not self._put(batch):
+                    return
+            self._put(self._END)
         except BaseException as exc:
-            self._queue.put(exc)
+            self._put(exc)
+        finally:
+            # a run that ended before its last block (stopped, failed, stalled) leaves Ray Data's iterator
+            # unfinished, its actors held: closing it lets Ray Data shut the execution down
+            close = getattr(blocks, "close", None)
+            if close is not None:
+                close()
+
+    def _put(self, got: Any) -> bool:
+        """`got` handed to the run, unless it stopped (then False)."""
+        while not self._stopped.is_set():
+            try:
+                self._queue.put(got, timeout=0.2)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def stop(self) -> None:
+        """No more blocks wanted: the reading thread ends, and closes Ray Data's iterator."""
+        self._stopped.set()
 
     def __iter__(self) -> Iterator[pa.Table]:
         last = checked = time.monotonic()
@@ -744,6 +825,8 @@ def score_with_ray(
         raise RowError(args.file, None, "cannot be read: no such file")
     shipped = _ship_each(chosen, makers)
     env = _runtime_env(args, path, out)
+    if out is not None and out_fmt == "parquet":
+        _fold_parts(out)  # a killed run's parts: OUT holds their rows, which --resume skips
     written = open_out(args, chosen) if out is not None else None
     run = _Scoring(args, chosen, args.file)
     try:
@@ -831,15 +914,22 @@ def _run(
             prefix=f"{name}.",
             runtime_env=for_actors,
         )
-    parts = _Parts(written.path, written.header) if written is not None and out_fmt == "parquet" else None
+    parts = (
+        _Parts(written.path, written.header, written.prior) if written is not None and out_fmt == "parquet" else None
+    )
     if args.out == "-":
         run.out = sys.stdout
     elif parts is None:
         run.out = written
     stall = getattr(args, "stall_timeout", None) or DEFAULT_STALL_TIMEOUT
     try:
-        batches = scored.iter_batches(batch_format="pyarrow", batch_size=None)
-        grades = _write(run, _Watch(batches, stall), names, columns, lines, parts)
+        watch = _Watch(scored.iter_batches(batch_format="pyarrow", batch_size=None), stall)
+        try:
+            grades = _write(run, watch, names, columns, lines, parts)
+        finally:
+            watch.stop()
+            if parts is not None:  # however the run ends, OUT holds every finished block: --resume goes on
+                parts.close()
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (`terminate_as_interrupt`, around the whole run)
         run.close()
         return _interrupted(args, run, kept, getattr(exc, "signum", signal.SIGINT))
@@ -850,8 +940,6 @@ def _run(
     except ray.exceptions.RayError as exc:
         what = ", ".join(repr(s.name) for s in chosen)
         raise RowError(args.file, None, f"scoring with {what} failed in Ray: {_raised(exc)}") from None
-    if parts is not None:
-        parts.close(written.path if kept and written is not None else None)
     run.close()
     for name, (count, first, grade) in grades.items():
         print(grade_line(name, count, args.file, first, grade), file=sys.stderr)
@@ -893,6 +981,7 @@ def _write(
                 if said is not None:
                     if parts is not None:
                         parts.write(_numbered(batch.slice(0, numbers.index(line)), names, numbers))
+                        run.written += numbers.index(line)
                     raise _RowFailed(line, f"the scorer {name!r} raised {said}")
                 grade = score.metadata.get(_GRADE)
                 if grade is not None:
@@ -906,6 +995,7 @@ def _write(
             run.keep(line, row, scores)
         if parts is not None:
             parts.write(_numbered(batch, names, numbers))
+            run.written += n
     return grades
 
 
