@@ -2,7 +2,7 @@
 
 pydantic-ai's own top-level conftest loads every model provider, VCR cassettes
 and HTTP client tracking; its `tests/evals` need only a handful of its names.
-`run_pydantic_evals.py` writes this file in that conftest's place in a scratch
+`run.py pydantic-evals` writes this file in that conftest's place in a scratch
 copy, so the evals tests run against the installed pydantic-evals alone: no
 model request is allowed (`ALLOW_MODEL_REQUESTS = False`, as pydantic-ai's own
 suite sets it), and the async tests run on asyncio.

@@ -1,7 +1,7 @@
 """A pytest plugin: every evaluator call pydantic-evals' own tests make, repeated from outside through scorebridge.
 
 Loaded into a run of pydantic-evals' own tests (`-p pydantic_evals_shadow`, by
-`run_pydantic_evals.py`), it wraps the `evaluate` method of every pydantic-evals
+`run.py pydantic-evals`), it wraps the `evaluate` method of every pydantic-evals
 `Evaluator` class, the library's built-ins and each one the tests define. When a
 test (or `Dataset.evaluate`, `run_evaluators`, `evaluate_sync`) calls an
 evaluator, the wrapper lets the call run untouched and returns what it returned
@@ -36,27 +36,26 @@ from __future__ import annotations
 import contextvars
 import functools
 import inspect
-import json
 import math
-import os
 from collections import Counter
-from collections.abc import Awaitable, Callable, Generator, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Generator, Mapping
 from typing import Any
 
-import pytest
+import shadow_tally
 from pydantic_evals import Case
 from pydantic_evals.evaluators import Contains, EvaluationReason, Evaluator, EvaluatorContext
 from pydantic_evals.otel import SpanTreeRecordingError
+from shadow_tally import pytest_runtest_setup, pytest_sessionfinish, pytest_terminal_summary
 
 import scorebridge as sb
 from scorebridge.kit import is_bool, is_number, label_is_missing
 from scorebridge_pydantic_evals import from_pydantic_evals, to_pydantic_evals
 
+__all__ = ["pytest_runtest_setup", "pytest_sessionfinish", "pytest_terminal_summary"]
+
 _PHASE: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("shadow_phase", default=None)
 """None outside any shadowed call; inside one, the evaluator classes asked (a call inside is not shadowed)."""
 
-_RECORDS: list[dict[str, Any]] = []
-_TEST: list[str] = [""]  # the test running now
 
 Verdict = tuple[Any, ...]
 
@@ -230,10 +229,9 @@ def _record(
         identity = to_pydantic_evals(from_pydantic_evals(evaluator)) is evaluator
     except Exception:
         identity = None  # an evaluator from_pydantic_evals refuses (Contains(value=""))
-    _RECORDS.append(
+    shadow_tally.add(
         {
-            "test": _TEST[0],
-            "evaluator": kind,
+            "scorer": kind,
             "labelled": ctx.expected_output is not None,
             "asked": kind in asked,
             "native": repr(native),
@@ -242,13 +240,6 @@ def _record(
             "rule": rule,
             "round_trip_identity": identity,
         }
-    )
-
-
-def _broken(evaluator: Evaluator[Any, Any, Any], exc: Exception) -> None:
-    """The shadow itself could not repeat a call (never the test's failure): counted apart."""
-    _RECORDS.append(
-        {"test": _TEST[0], "evaluator": type(evaluator).__name__, "result": "shadow error", "error": repr(exc)}
     )
 
 
@@ -311,7 +302,7 @@ def _after_sync(evaluator: Evaluator[Any, Any, Any], ctx: Any, raised: BaseExcep
     except StopIteration:
         pass
     except Exception as exc:
-        _broken(evaluator, exc)
+        shadow_tally.broken(type(evaluator).__name__, exc)
 
 
 async def _after_async(evaluator: Evaluator[Any, Any, Any], ctx: Any, raised: BaseException | None, raw: Any) -> None:
@@ -323,7 +314,7 @@ async def _after_async(evaluator: Evaluator[Any, Any, Any], ctx: Any, raised: Ba
     except StopIteration:
         pass
     except Exception as exc:
-        _broken(evaluator, exc)
+        shadow_tally.broken(type(evaluator).__name__, exc)
 
 
 def _shadowed(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -392,15 +383,8 @@ def _wrap(kind: type) -> None:
     kind.evaluate = _shadowed(fn)  # type: ignore[attr-defined]
 
 
-def _every(kind: type) -> Iterator[type]:
-    sub: type
-    for sub in kind.__subclasses__():
-        yield sub
-        yield from _every(sub)
-
-
 def _install() -> None:
-    for kind in _every(Evaluator):
+    for kind in shadow_tally.subclasses(Evaluator):
         _wrap(kind)
     before = Evaluator.__dict__.get("__init_subclass__")
 
@@ -417,55 +401,15 @@ def _install() -> None:
 _install()
 
 
-# ---- pytest hooks -----------------------------------------------------------------------------
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_setup(item: pytest.Item) -> None:
-    _TEST[0] = item.nodeid
-
-
-def summary() -> dict[str, Any]:
-    """The tally: calls, agreements, explained (by rule), real, and who was asked on unlabelled rows."""
-    results = Counter(r["result"] for r in _RECORDS)
-    rules = Counter(r["rule"] for r in _RECORDS if r["result"] == "explained")
-    unlabelled: Counter[str] = Counter()
+def _unlabelled(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """How often the agentic evaluators and GEval were asked on an unlabelled row, of the calls on one."""
+    rows: Counter[str] = Counter()
     asked: Counter[str] = Counter()
-    for r in _RECORDS:
-        if r["result"] != "shadow error" and not r["labelled"] and r["evaluator"] in AGENTIC_AND_GEVAL:
-            unlabelled[r["evaluator"]] += 1
-            asked[r["evaluator"]] += r["asked"]
-    identities = [r["round_trip_identity"] for r in _RECORDS if r.get("round_trip_identity") is not None]
-    return {
-        "calls": len(_RECORDS) - results["shadow error"],
-        "agree": results["agree"],
-        "explained": results["explained"],
-        "real": results["real"],
-        "shadow errors": results["shadow error"],
-        "rules": dict(rules),
-        "unlabelled_agentic_and_geval": {k: f"{asked[k]} of {unlabelled[k]} asked" for k in sorted(unlabelled)},
-        "round_trip_identity": f"{sum(identities)} of {len(identities)}",
-        "evaluators": dict(Counter(r["evaluator"] for r in _RECORDS)),
-    }
+    for r in records:
+        if r["result"] != "shadow error" and not r["labelled"] and r["scorer"] in AGENTIC_AND_GEVAL:
+            rows[r["scorer"]] += 1
+            asked[r["scorer"]] += r["asked"]
+    return {"unlabelled_agentic_and_geval": {k: f"{asked[k]} of {rows[k]} asked" for k in sorted(rows)}}
 
 
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    tally = summary()
-    out = os.environ.get("SCOREBRIDGE_SHADOW_OUT")
-    if out:
-        with open(out, "w", encoding="utf-8") as f:
-            for record in _RECORDS:
-                f.write(json.dumps(record) + "\n")
-            f.write(json.dumps({"summary": tally}) + "\n")
-
-
-def pytest_terminal_summary(terminalreporter: Any) -> None:
-    tally = summary()
-    terminalreporter.section("pydantic-evals shadow through scorebridge_pydantic_evals")
-    for key, value in tally.items():
-        terminalreporter.write_line(f"{key}: {value}")
-    for r in _RECORDS:
-        if r["result"] == "real":
-            terminalreporter.write_line(f"REAL {r['test']} {r['evaluator']}: {r['native']} vs {r['scorebridge']}")
-        elif r["result"] == "shadow error":
-            terminalreporter.write_line(f"SHADOW ERROR {r['test']} {r['evaluator']}: {r['error']}")
+shadow_tally.EXTRA.append(_unlabelled)
