@@ -47,6 +47,7 @@ PROFILE = {"delay": 0.15, "rate": 40.0, "burst": 10, "retry_after": 1.0, "errors
 CONCURRENCY = 32
 TIMEOUT = 5.0
 BAR = 1.5
+RERUN = "rerun with cache=, openai SDK"
 
 
 def openai_grader(url: str) -> Callable[[str], str]:
@@ -104,7 +105,11 @@ def by_trl(grader: Any, items: list[str], outputs: list[str], labels: list[Any],
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1000)
-    rows = parser.parse_args().rows
+    parser.add_argument(
+        "--path", action="append", default=[], help="run only the paths whose name holds this text (repeatable)"
+    )
+    args = parser.parse_args()
+    rows = args.rows
     items, outputs, labels = data(rows)
     graded = sum(label is not None for label in labels)
     ideal = graded / PROFILE["rate"]
@@ -118,6 +123,8 @@ def main() -> None:
         ("to_trl batches of 64, rate=38", openai_grader, by_trl, {"rate": 38}),
         ("score_many, openai SDK, rate=38", openai_grader, by_score_many, {"rate": 38}),
     ]
+    if args.path:
+        paths = [path for path in paths if any(part in path[0] for part in args.path)]
     first: tuple[Any, ...] | None = None
     header = f"{'path':<36} {'seconds':>8} {'x ideal':>8} {'graded':>7} {'lost':>5} {'429s':>5} {'500s':>5}  same"
     print(header)
@@ -135,18 +142,19 @@ def main() -> None:
                 f"{name:<36} {seconds:8.1f} {seconds / ideal:8.2f} {summary.scored:7d} {summary.grader_failed:5d} "
                 f"{statuses.get(429, 0):5d} {statuses.get(500, 0):5d}  {figures == first}"
             )
-        with GraderServer(**PROFILE, lifetime=600) as server:  # type: ignore[arg-type]
-            grader = openai_grader(server.url)
-            by_score_many(grader, items, outputs, labels, cache=cache)
-            asked = server.requests
-            start = time.perf_counter()
-            again = by_score_many(grader, items, outputs, labels, cache=cache)
-            seconds = time.perf_counter() - start
-            print(
-                f"{'rerun with cache=, openai SDK':<36} {seconds:8.1f} {seconds / ideal:8.2f} {again.scored:7d} "
-                f"{again.grader_failed:5d} requests sent: {server.requests - asked} (first run {asked})  "
-                f"{(again.scored, again.correct, again.accuracy, again.grader_failed) == first}"
-            )
+        if not args.path or any(part in RERUN for part in args.path):
+            with GraderServer(**PROFILE, lifetime=600) as server:  # type: ignore[arg-type]
+                grader = openai_grader(server.url)
+                by_score_many(grader, items, outputs, labels, cache=cache)
+                asked = server.requests
+                start = time.perf_counter()
+                again = by_score_many(grader, items, outputs, labels, cache=cache)
+                seconds = time.perf_counter() - start
+                print(
+                    f"{RERUN:<36} {seconds:8.1f} {seconds / ideal:8.2f} {again.scored:7d} "
+                    f"{again.grader_failed:5d} requests sent: {server.requests - asked} (first run {asked})  "
+                    f"{(again.scored, again.correct, again.accuracy, again.grader_failed) == first}"
+                )
     print(f"hosts connected to: {sorted(set(hosts))}")
 
 
