@@ -59,7 +59,7 @@ class Retry:
       together do not come back together);
     - `hedge`: a call with no reply after this many seconds, or after the
       grader's usual slowest replies when that is later (the 95th percentile
-      of its last 200 reply times, once it has given 20), gets a second,
+      of its last 100 reply times, once it has given 20), gets a second,
       identical request alongside it; the first reply of the two is used and
       the other request abandoned (default 1 s; None: never). A hedge is no
       attempt of its own, and starts only as the grader's pacing lets a call
@@ -334,7 +334,7 @@ class GaveUp(Exception):
     """A grader call given up before it began or while it waited: the batch's deadline or the retries' time."""
 
 
-_TIMES_KEPT: Final = 200  # the reply times a Pacer keeps: enough for a steady 95th percentile
+_TIMES_KEPT: Final = 100  # the reply times a Pacer keeps: a steady 95th percentile, soon past a slow start
 _TIMES_LEAST: Final = 20  # the replies a grader gives before any call of it is hedged
 
 
@@ -368,14 +368,13 @@ class Pacer:
             self._took.append(seconds)
 
     def slow_after(self) -> float | None:
-        """When a reply is slow for this grader: the 95th percentile of its last reply times, or three times
-        their median when that is sooner (the first replies of a client, slow while it connects, or a run of
-        429s its client waited out itself, soon stop counting); None before it has given `_TIMES_LEAST`."""
+        """When a reply is slow for this grader: the 95th percentile of its last `_TIMES_KEPT` reply times (so
+        about one call in 20 is hedged, whatever the grader's pace); None before it has given `_TIMES_LEAST`."""
         with self._lock:
             if len(self._took) < _TIMES_LEAST:
                 return None
             times = sorted(self._took)
-        return min(times[math.ceil(0.95 * len(times)) - 1], 3.0 * times[len(times) // 2])
+        return times[math.ceil(0.95 * len(times)) - 1]
 
     def slow_to(self, rate: float | None) -> None:
         """Start calls at most `rate` a second (the lowest any scorer of this grader asked for)."""
