@@ -211,7 +211,8 @@ def main() -> None:
         if not args.path or any(part in RERUN for part in args.path):
             with GraderServer(**PROFILE, lifetime=600) as server:  # type: ignore[arg-type]
                 grader = openai_grader(server.url)
-                by_score_many(grader, items, outputs, labels, cache=cache)
+                filled = by_score_many(grader, items, outputs, labels, cache=cache)
+                first = first or (filled.scored, filled.correct, filled.accuracy, filled.grader_failed)
                 asked = server.requests
                 start = time.perf_counter()
                 again = by_score_many(grader, items, outputs, labels, cache=cache)
