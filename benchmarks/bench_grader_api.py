@@ -15,7 +15,15 @@ retries, 32 rows at a time:
 - `benchmark(..., concurrency=32)` with the openai SDK grader and an instant arm;
 - `to_trl` reward batches of 64 completions, one after another, as a trainer calls them;
 - `to_trl` and `score_many` again with `rate=38` (just under the server's limit: few 429s to wait out);
-- a rerun of `score_many` with `cache=`: no request, the same summary.
+- a rerun of `score_many` with `cache=`: no request, the same summary;
+- the anchor: Inspect AI's own `model_graded_qa` in an `eval()` of the 900
+  labelled rows, 32 samples at a time, its grader Inspect's OpenAI provider
+  with the server's base URL (chat completions), Inspect's own retries and
+  defaults. Its template is its own, so its correct count is its own too; a
+  sample it left without a grade counts as lost. Inspect 0.3.285's OpenAI
+  provider needs openai>=3.4, which the project's environment holds below 3
+  on Python 3.11+ (verifiers asks for openai<3): there the path says so and is
+  skipped; run it where openai>=3.4 is installed with inspect-ai.
 
 It prints, per path: the wall time and its ratio to the ideal, the rows
 graded, the rows lost to the grader (`Summary.grader_failed`), the server's
@@ -23,7 +31,8 @@ graded, the rows lost to the grader (`Summary.grader_failed`), the server's
 the first path's (a TRL reward is a number per completion, without the
 failure kinds, so those are left out of the comparison).
 
-Run: uv run python benchmarks/bench_grader_api.py [--rows N]
+Run: uv run python benchmarks/bench_grader_api.py [--rows N] [--path TEXT ...] (only the paths whose
+name holds TEXT: `--path to_trl` runs the two reward-batch paths, about a minute and a half).
 """
 
 from __future__ import annotations
@@ -42,11 +51,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from grader_server import GraderServer, connections
 
 import scorebridge as sb
+from scorebridge.kit import GRADER_FAILED
 
 PROFILE = {"delay": 0.15, "rate": 40.0, "burst": 10, "retry_after": 1.0, "errors": 0.03, "hangs": 0.005, "hang": 60.0}
 CONCURRENCY = 32
 TIMEOUT = 5.0
 BAR = 1.5
+RERUN = "rerun with cache=, openai SDK"
+INSPECT = "Inspect AI's own model_graded_qa"
 
 
 def openai_grader(url: str) -> Callable[[str], str]:
@@ -68,6 +80,21 @@ def dspy_grader_of(url: str) -> Callable[[str], str]:
     from scorebridge_dspy import dspy_grader
 
     return dspy_grader(dspy.LM("openai/grader", api_base=url, api_key="bench-key", cache=False))
+
+
+class Skipped(Exception):
+    """A path that cannot run here: why."""
+
+
+def inspect_model(url: str) -> Any:
+    """Inspect AI's own OpenAI provider, its base URL the server's, on the chat completions API the server
+    serves (not the Responses API); Inspect retries and paces it itself."""
+    try:
+        from inspect_ai.model import get_model
+
+        return get_model("openai/grader", base_url=url, api_key="bench-key", responses_api=False)
+    except Exception as exc:  # not installed, or its OpenAI provider refuses the installed openai SDK
+        raise Skipped(str(exc).strip().splitlines()[0]) from None
 
 
 def data(rows: int) -> tuple[list[str], list[str], list[str | None]]:
@@ -101,10 +128,49 @@ def by_trl(grader: Any, items: list[str], outputs: list[str], labels: list[Any],
     return sb.Summary.of("model_graded_qa", scores)
 
 
+def by_inspect_own(model: Any, items: list[str], outputs: list[str], labels: list[Any]) -> sb.Summary:
+    """Inspect AI's own `model_graded_qa` in an `eval()` of the labelled rows (an unlabelled row would be graded
+    against an empty target), 32 samples at a time; a sample left without a C or I counts as lost."""
+    from inspect_ai import Task, eval
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import ModelOutput
+    from inspect_ai.scorer import model_graded_qa
+    from inspect_ai.solver import Generate, TaskState, solver
+
+    @solver
+    def answered() -> Any:
+        async def solve(state: TaskState, generate: Generate) -> TaskState:
+            state.output = ModelOutput.from_content("bench", state.metadata["output"])
+            return state
+
+        return solve
+
+    samples = [
+        Sample(input=items[i], target=label, id=i, metadata={"output": outputs[i]})
+        for i, label in enumerate(labels)
+        if label is not None
+    ]
+    task = Task(dataset=samples, solver=answered(), scorer=model_graded_qa(model=model))
+    logs = tempfile.mkdtemp(prefix="bench-inspect-")
+    [log] = eval(task, model="mockllm/model", max_samples=CONCURRENCY, display="none", log_dir=logs)
+    graded: dict[int, sb.Score] = {}
+    for sample in log.samples or []:
+        score = (sample.scores or {}).get("model_graded_qa")
+        if score is not None and score.value in ("C", "I"):
+            graded[int(sample.id)] = sb.Score(score.value == "C")
+    lost = sb.Score(None, metadata={GRADER_FAILED: "Inspect gave the sample no grade"})
+    scores = [sb.Score(None) if label is None else graded.get(i, lost) for i, label in enumerate(labels)]
+    return sb.Summary.of("model_graded_qa", scores)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1000)
-    rows = parser.parse_args().rows
+    parser.add_argument(
+        "--path", action="append", default=[], help="run only the paths whose name holds this text (repeatable)"
+    )
+    args = parser.parse_args()
+    rows = args.rows
     items, outputs, labels = data(rows)
     graded = sum(label is not None for label in labels)
     ideal = graded / PROFILE["rate"]
@@ -117,14 +183,21 @@ def main() -> None:
         ("to_trl batches of 64, openai SDK", openai_grader, by_trl, {}),
         ("to_trl batches of 64, rate=38", openai_grader, by_trl, {"rate": 38}),
         ("score_many, openai SDK, rate=38", openai_grader, by_score_many, {"rate": 38}),
+        (INSPECT, inspect_model, by_inspect_own, {}),
     ]
+    if args.path:
+        paths = [path for path in paths if any(part in path[0] for part in args.path)]
     first: tuple[Any, ...] | None = None
     header = f"{'path':<36} {'seconds':>8} {'x ideal':>8} {'graded':>7} {'lost':>5} {'429s':>5} {'500s':>5}  same"
     print(header)
     with connections() as hosts:
         for name, make, run, options in paths:
             with GraderServer(**PROFILE, lifetime=600, seed=len(name)) as server:  # type: ignore[arg-type]
-                grader = make(server.url)  # its client made (and imported) before the clock starts
+                try:
+                    grader = make(server.url)  # its client made (and imported) before the clock starts
+                except Skipped as why:
+                    print(f"{name:<36} skipped: {why}")
+                    continue
                 start = time.perf_counter()
                 summary = run(grader, items, outputs, labels, **options)
                 seconds = time.perf_counter() - start
@@ -135,18 +208,20 @@ def main() -> None:
                 f"{name:<36} {seconds:8.1f} {seconds / ideal:8.2f} {summary.scored:7d} {summary.grader_failed:5d} "
                 f"{statuses.get(429, 0):5d} {statuses.get(500, 0):5d}  {figures == first}"
             )
-        with GraderServer(**PROFILE, lifetime=600) as server:  # type: ignore[arg-type]
-            grader = openai_grader(server.url)
-            by_score_many(grader, items, outputs, labels, cache=cache)
-            asked = server.requests
-            start = time.perf_counter()
-            again = by_score_many(grader, items, outputs, labels, cache=cache)
-            seconds = time.perf_counter() - start
-            print(
-                f"{'rerun with cache=, openai SDK':<36} {seconds:8.1f} {seconds / ideal:8.2f} {again.scored:7d} "
-                f"{again.grader_failed:5d} requests sent: {server.requests - asked} (first run {asked})  "
-                f"{(again.scored, again.correct, again.accuracy, again.grader_failed) == first}"
-            )
+        if not args.path or any(part in RERUN for part in args.path):
+            with GraderServer(**PROFILE, lifetime=600) as server:  # type: ignore[arg-type]
+                grader = openai_grader(server.url)
+                filled = by_score_many(grader, items, outputs, labels, cache=cache)
+                first = first or (filled.scored, filled.correct, filled.accuracy, filled.grader_failed)
+                asked = server.requests
+                start = time.perf_counter()
+                again = by_score_many(grader, items, outputs, labels, cache=cache)
+                seconds = time.perf_counter() - start
+                print(
+                    f"{RERUN:<36} {seconds:8.1f} {seconds / ideal:8.2f} {again.scored:7d} "
+                    f"{again.grader_failed:5d} requests sent: {server.requests - asked} (first run {asked})  "
+                    f"{(again.scored, again.correct, again.accuracy, again.grader_failed) == first}"
+                )
     print(f"hosts connected to: {sorted(set(hosts))}")
 
 

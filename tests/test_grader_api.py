@@ -191,12 +191,110 @@ def test_retry_after_is_waited_for_before_the_next_call() -> None:
     assert score.correct is True and starts[1] - starts[0] >= 0.5
 
 
+# --- a slow call hedged -------------------------------------------------------------------------
+
+
+class HangsOnRome:
+    """A grader that answers at once, except its first request about Rome, which hangs until released."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.rome = 0
+        self.lock = threading.Lock()
+
+    def hangs(self, prompt: str) -> bool:
+        with self.lock:
+            if "Rome" not in prompt:
+                return False
+            self.rome += 1
+            return self.rome == 1
+
+
+def sync_grader(hung: HangsOnRome) -> Callable[[str], str]:
+    def grader(prompt: str) -> str:
+        if hung.hangs(prompt):
+            hung.release.wait(30)
+        return "GRADE: C"
+
+    return grader
+
+
+def async_grader(hung: HangsOnRome) -> Callable[[str], Any]:
+    import asyncio
+
+    async def grader(prompt: str) -> str:
+        if hung.hangs(prompt):
+            await asyncio.sleep(30)
+        return "GRADE: C"
+
+    return grader
+
+
+def graded_rome(scorer: sb.Scorer, hung: HangsOnRome, *, warm: bool) -> tuple[sb.Score, float]:
+    """The row about Rome graded (after 22 other rows when `warm`: the grader's pace known), and its seconds."""
+    import asyncio
+
+    try:
+        if warm:
+            scorer.score_many(None, OUTPUTS[1:25], LABELS[1:25], concurrency=4)
+        start = time.monotonic()
+        [score] = asyncio.run(scorer.ascore_many(["q"], ["Rome"], ["Rome"]))
+        return score, time.monotonic() - start
+    finally:
+        hung.release.set()
+
+
+@pytest.mark.parametrize("make", [sync_grader, async_grader], ids=["sync", "async"])
+def test_a_hung_request_of_a_fast_grader_is_hedged_within_about_a_second(make: Callable[..., Any]) -> None:
+    # Before, a hung request cost its row the whole timeout; reward batches run one after another, so each
+    # hang added its timeout to the wall time (2.3x the rate-limit ideal in bench_grader_api.py's to_trl path).
+    hung = HangsOnRome()
+    score, elapsed = graded_rome(sb.model_graded_qa(make(hung), timeout=20, retry=QUICK), hung, warm=True)
+    assert (score.correct, hung.rome) == (True, 2) and 1.0 <= elapsed < 5.0  # the hedge's reply, not the 20 s
+
+
+def test_no_request_is_hedged_before_the_grader_has_shown_its_pace() -> None:
+    # A grader that has given few replies may just be slow (a chat model thinking): no second request yet.
+    hung = HangsOnRome()
+    scorer = sb.model_graded_qa(sync_grader(hung), timeout=1.5, retry=sb.Retry(2, backoff=0.01, max_backoff=0.02))
+    score, elapsed = graded_rome(scorer, hung, warm=False)
+    assert (score.correct, hung.rome) == (True, 2) and elapsed >= 1.5  # its timeout, then the retry
+
+
+def test_hedge_none_never_sends_a_second_request_alongside() -> None:
+    hung = HangsOnRome()
+    scorer = sb.model_graded_qa(sync_grader(hung), timeout=2.5, retry=sb.Retry(2, backoff=0.01, hedge=None))
+    score, elapsed = graded_rome(scorer, hung, warm=True)
+    assert (score.correct, hung.rome) == (True, 2) and elapsed >= 2.5  # the timeout, then the retry
+
+
+def test_a_reply_is_slow_past_the_95th_percentile_of_the_graders_last_hundred() -> None:
+    pacer = Pacer()
+    for _ in range(18):
+        pacer.took(0.1)
+    pacer.took(4.0)  # a hung request, say
+    assert pacer.slow_after() is None  # 19 replies: too few to know
+    pacer.took(0.1)
+    assert pacer.slow_after() == pytest.approx(0.1)  # one slow reply in 20 is the tail, not the pace
+    for _ in range(100):
+        pacer.took(0.3)
+    assert pacer.slow_after() == pytest.approx(0.3)  # the older replies no longer count
+
+
 # --- Retry, the value ---------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
     "bad",
-    [{"attempts": 0}, {"attempts": 2.5}, {"attempts": True}, {"seconds": -1}, {"backoff": float("nan")}],
+    [
+        {"attempts": 0},
+        {"attempts": 2.5},
+        {"attempts": True},
+        {"seconds": -1},
+        {"backoff": float("nan")},
+        {"hedge": 0},
+        {"hedge": "soon"},
+    ],
     ids=repr,
 )
 def test_retry_refuses_a_bad_argument_naming_it(bad: dict[str, Any]) -> None:

@@ -48,7 +48,8 @@ def test_a_rerun_with_the_cache_sends_no_request_and_gives_the_same_summary(tmp_
         first = sb.model_graded_qa(grader, cache=str(cache)).score_many(None, OUTPUTS, LABELS, concurrency=8)
         asked = server.requests
         again = sb.model_graded_qa(grader, cache=str(cache)).score_many(None, OUTPUTS, LABELS, concurrency=8)
-        assert server.requests == asked == 36  # the 36 labelled rows, once
+        assert asked >= 36  # the 36 labelled rows (one slower than a second may have had a hedge too)
+        assert server.requests == asked  # the rerun sent none
     assert sb.Summary.of("qa", again) == sb.Summary.of("qa", first)
     assert sum(bool(s.metadata.get(GRADER_CACHED)) for s in again) == 36
     assert not any(s.metadata.get(GRADER_CACHED) for s in first)

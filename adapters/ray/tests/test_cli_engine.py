@@ -458,3 +458,18 @@ def test_a_ray_client_address_without_ray_client_says_what_to_install(
     status = main(["score", str(source), "--scorer", "exact", "--engine", "ray", "--address", "ray://head:10001"])
     assert status == 2
     assert 'pip install "scorebridge[ray-client]"' in capsys.readouterr().err
+
+
+def grader_down(prompt: str) -> str:
+    raise ValueError("the grader is down")
+
+
+def test_the_graders_failures_are_counted_apart_as_the_local_engine_counts_them(tmp_path: Path) -> None:
+    # The CLI's line "N rows: the grader failed" reads Summary.grader_failed: Ray's summary must carry it too.
+    def make() -> sb.Scorer:  # the scorer holds its grader's pacing (locks): it is made on each worker
+        return sb.model_graded_qa(grader_down)
+
+    graded = make()
+    source = write_jsonl(tmp_path / "data.jsonl", ROWS)
+    [summary], _ = score_with_ray(namespace(source), [graded], [make])
+    assert summary == local_summary(source, graded) and summary.grader_failed == 3  # 3 labelled rows graded

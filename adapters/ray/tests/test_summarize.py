@@ -142,3 +142,22 @@ def test_a_bad_group_by_is_refused_as_parse_group_by_refuses_it(group_by: Any, m
 def test_an_empty_dataset_has_no_groups() -> None:
     empty = summarize_groups(ray.data.from_items([]), "lang", "none")
     assert (empty.groups, empty.whole.rows, empty.whole.name) == ((), 0, "none")
+
+
+def grader_down(prompt: str) -> str:
+    raise ValueError("the grader is down")
+
+
+def test_the_graders_failures_are_counted_apart_from_the_rows_with_no_label() -> None:
+    # Before, summarize counted a row whose grader failed with the unlabelled rows (grader_failed 0), where
+    # Summary.of, benchmark() and the local CLI count it apart.
+    def make() -> sb.Scorer:  # the scorer holds its grader's pacing (locks): it is made on each worker
+        return sb.model_graded_qa(grader_down)
+
+    graded = make()
+    data = rows()
+    scored = score_dataset(ray.data.from_items(data, override_num_blocks=2), make).materialize()
+    want = sb.Summary.of("qa", graded.score_many(None, [r["output"] for r in data], [r["label"] for r in data]))
+    got = summarize(scored, "qa")
+    assert got == want and got.grader_failed == 17 and got.unscored == 23  # 17 labelled rows, 6 without a label
+    assert summarize_groups(scored, "lang", "qa").whole == want

@@ -58,3 +58,23 @@ def test_a_verl_batch_records_a_row_still_hung_at_its_deadline_as_the_graders_fa
 def test_a_deadline_that_is_no_number_of_seconds_is_refused_naming_the_reward() -> None:
     with pytest.raises(ValueError, match=r"to_trl\(model_graded_qa\): deadline must be a number of seconds"):
         to_trl(SCORER, deadline=0)
+
+
+def test_a_trl_batch_whose_fast_grader_hangs_once_ends_in_seconds_with_every_reward() -> None:
+    # Before, the hung row held its batch for the whole per-call timeout (30 s here), and batches run one after
+    # another: now a request slower than the grader's pace gets a second one alongside, and the first reply counts.
+    romes: list[str] = []
+
+    def hangs_once_on_rome(prompt: str) -> str:
+        if "Rome" in prompt:
+            romes.append(prompt)
+            if len(romes) == 1:
+                _release.wait(120)
+        return "GRADE: C"
+
+    reward = to_trl(sb.model_graded_qa(hangs_once_on_rome, timeout=30))
+    warm = [f"Paris {i}" for i in range(24)]
+    assert reward(prompts=["q"] * 24, completions=warm, solution=warm) == [1.0] * 24  # the grader's pace, known
+    start = time.monotonic()
+    values = reward(prompts=["q"] * 3, completions=COMPLETIONS, solution=COMPLETIONS)
+    assert values == [1.0, 1.0, 1.0] and len(romes) == 2 and time.monotonic() - start < 10

@@ -7,8 +7,11 @@ honours the server's Retry-After, as `Retry` allows; a permanent failure (a
 400, a 401, a refusal, an error of the grader's own code) is not. The calls
 to one grader, from every scorer of this process that uses it, go through one
 `Pacer`: it lets fewer calls run at once after a 429 and more again as calls
-succeed, and spaces them to an optional rate. A batch may set a deadline
-(`grader_deadline`) after which no call starts and a running one is given up.
+succeed, and spaces them to an optional rate. A call slower than the grader's
+usual slowest replies gets a second, identical request alongside it (a
+"hedge"), and the first reply is used, so a hung request costs about a second,
+not its whole timeout. A batch may set a deadline (`grader_deadline`) after
+which no call starts and a running one is given up.
 """
 
 from __future__ import annotations
@@ -16,8 +19,10 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
+import queue
 import threading
 import time
+from collections import deque
 from collections.abc import Awaitable, Iterator
 from contextvars import ContextVar
 from typing import Any, Final, Literal
@@ -51,7 +56,16 @@ class Retry:
     - `backoff`: the wait before the first retry, doubled before each next
       one, up to `max_backoff` (default 0.5 and 30 s), each wait drawn at
       random between half of it and all of it ("jitter", so calls that failed
-      together do not come back together).
+      together do not come back together);
+    - `hedge`: a call with no reply after this many seconds, or after the
+      grader's usual slowest replies when that is later (the 95th percentile
+      of its last 100 reply times, once it has given 20), gets a second,
+      identical request alongside it; the first reply of the two is used and
+      the other request abandoned (default 1 s; None: never). A hedge is no
+      attempt of its own, and starts only as the grader's pacing lets a call
+      start. A hung request then costs about a second, not the whole
+      `timeout`: that matters most where rows run one batch after another
+      (a reward batch waits for its slowest row).
 
     A reply that says when to come back (a `Retry-After` or `retry-after-ms`
     header of a 429 or 503) is waited for instead, plus a jitter of up to
@@ -59,15 +73,22 @@ class Retry:
     lowers the grader's concurrency (`Pacer`).
     """
 
-    __slots__ = ("attempts", "backoff", "max_backoff", "seconds")
+    __slots__ = ("attempts", "backoff", "hedge", "max_backoff", "seconds")
 
     attempts: int
     seconds: float
     backoff: float
     max_backoff: float
+    hedge: float | None
 
     def __init__(
-        self, attempts: int = 8, *, seconds: float = 120.0, backoff: float = 0.5, max_backoff: float = 30.0
+        self,
+        attempts: int = 8,
+        *,
+        seconds: float = 120.0,
+        backoff: float = 0.5,
+        max_backoff: float = 30.0,
+        hedge: float | None = 1.0,
     ) -> None:
         if is_bool(attempts) or not isinstance(attempts, int) or attempts < 1:
             raise ValueError(f"Retry: attempts must be a whole number, at least 1; got {shown(attempts)}")
@@ -77,9 +98,12 @@ class Retry:
                 raise ValueError(f"Retry: {name} must be a number of seconds, 0 or more; got {shown(value)}")
         if float(max_backoff) < float(backoff):
             raise ValueError(f"Retry: max_backoff ({max_backoff!r}) must be at least backoff ({backoff!r})")
+        if hedge is not None and (is_bool(hedge) or not is_number(hedge) or not 0 < float(hedge) < math.inf):
+            raise ValueError(f"Retry: hedge must be a number of seconds, more than 0, or None; got {shown(hedge)}")
         object.__setattr__(self, "attempts", attempts)
         for name, value in values.items():
             object.__setattr__(self, name, float(value))
+        object.__setattr__(self, "hedge", None if hedge is None else float(hedge))
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"a Retry is immutable; cannot set {name!r} (make another: Retry(...))")
@@ -87,8 +111,8 @@ class Retry:
     def __delattr__(self, name: str) -> None:
         raise AttributeError(f"a Retry is immutable; cannot delete {name!r}")
 
-    def _key(self) -> tuple[int, float, float, float]:
-        return (self.attempts, self.seconds, self.backoff, self.max_backoff)
+    def _key(self) -> tuple[int, float, float, float, float | None]:
+        return (self.attempts, self.seconds, self.backoff, self.max_backoff, self.hedge)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Retry) and self._key() == other._key()
@@ -99,7 +123,7 @@ class Retry:
     def __repr__(self) -> str:
         return (
             f"Retry({self.attempts}, seconds={self.seconds:g}, backoff={self.backoff:g}, "
-            f"max_backoff={self.max_backoff:g})"
+            f"max_backoff={self.max_backoff:g}, hedge={'None' if self.hedge is None else f'{self.hedge:g}'})"
         )
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -115,12 +139,12 @@ class Retry:
         return random.uniform(step / 2, step)
 
 
-def _remade(attempts: int, seconds: float, backoff: float, max_backoff: float) -> Retry:
-    return Retry(attempts, seconds=seconds, backoff=backoff, max_backoff=max_backoff)
+def _remade(attempts: int, seconds: float, backoff: float, max_backoff: float, hedge: float | None = 1.0) -> Retry:
+    return Retry(attempts, seconds=seconds, backoff=backoff, max_backoff=max_backoff, hedge=hedge)
 
 
-NO_RETRY: Final = Retry(1)
-"""What `retry=None` means: one call, never retried."""
+NO_RETRY: Final = Retry(1, hedge=None)
+"""What `retry=None` means: one call, never retried nor hedged."""
 
 
 def check_retry(where: str, retry: object) -> Retry:
@@ -310,6 +334,10 @@ class GaveUp(Exception):
     """A grader call given up before it began or while it waited: the batch's deadline or the retries' time."""
 
 
+_TIMES_KEPT: Final = 100  # the reply times a Pacer keeps: a steady 95th percentile, soon past a slow start
+_TIMES_LEAST: Final = 20  # the replies a grader gives before any call of it is hedged
+
+
 class Pacer:
     """The calls to one grader in this process: how many may run at once, and how fast they may start.
 
@@ -318,8 +346,10 @@ class Pacer:
     fewer than 1); 429s of calls that began before that cut do not cut it
     again. Each call that succeeds raises it by 1/limit, so by about one per
     limit's worth of calls. With a `rate`, calls start at most `rate` a
-    second, evenly spaced. Thread-safe, and usable from several event loops:
-    sync callers wait on a condition, async ones on a future their loop owns.
+    second, evenly spaced. It keeps the times of the grader's last replies
+    (`took`), which say when a call is slow enough to hedge (`slow_after`).
+    Thread-safe, and usable from several event loops: sync callers wait on a
+    condition, async ones on a future their loop owns.
     """
 
     def __init__(self) -> None:
@@ -330,6 +360,21 @@ class Pacer:
         self._next_start = 0.0
         self._cut_at = -math.inf
         self._waiting: list[tuple[Any, Any]] = []  # (loop, future) of async waiters
+        self._took: deque[float] = deque(maxlen=_TIMES_KEPT)
+
+    def took(self, seconds: float) -> None:
+        """A request of the grader gave its reply in `seconds`."""
+        with self._lock:
+            self._took.append(seconds)
+
+    def slow_after(self) -> float | None:
+        """When a reply is slow for this grader: the 95th percentile of its last `_TIMES_KEPT` reply times (so
+        about one call in 20 is hedged, whatever the grader's pace); None before it has given `_TIMES_LEAST`."""
+        with self._lock:
+            if len(self._took) < _TIMES_LEAST:
+                return None
+            times = sorted(self._took)
+        return times[math.ceil(0.95 * len(times)) - 1]
 
     def slow_to(self, rate: float | None) -> None:
         """Start calls at most `rate` a second (the lowest any scorer of this grader asked for)."""
@@ -501,6 +546,173 @@ async def call_async(grader: Any, prompt: str, timeout: float | None) -> Any:
         raise TimedOut from None
 
 
+# --- a slow call hedged: a second request alongside it, the first reply used -----------------------
+
+
+_FIRST: Final = "first"
+_HEDGE: Final = "hedge"
+
+
+def _called(
+    who: str, grader: Any, prompt: str, context: contextvars.Context, began: float, replies: queue.SimpleQueue[Any]
+) -> None:
+    """One request of a race, on its own thread: (who, True, reply, seconds it took) or (who, False, exception, 0)."""
+    try:
+        reply = context.run(call_sync, grader, prompt, None)
+    except BaseException as exc:  # carried back to the caller
+        replies.put((who, False, exc, 0.0))
+        return
+    replies.put((who, True, reply, time.monotonic() - began))
+
+
+class _Race:
+    """A sync call and, once it is slow (`Asker.hedge_due`), its hedge: each on a daemon thread.
+
+    The first reply of the two wins; a failure of one waits for the other,
+    and when both fail the first request's failure is the attempt's. The
+    first request's pacer slot is the caller's (released with the attempt's
+    outcome); the hedge's is the race's, released when the hedge fails or the
+    race ends, whichever comes first (a hedge admitted after the race ended
+    releases its own at once).
+    """
+
+    __slots__ = ("asker", "began", "end", "hedge_began", "lock", "over", "prompt", "replies")
+
+    def __init__(self, asker: Asker, prompt: str, began: float, limit: float | None) -> None:
+        self.asker, self.prompt, self.began = asker, prompt, began
+        self.end = None if limit is None else began + limit
+        self.replies: queue.SimpleQueue[tuple[str, bool | None, Any, float]] = queue.SimpleQueue()
+        self.lock = threading.Lock()
+        self.over = False
+        self.hedge_began: float | None = None
+
+    def _hedge(self, context: contextvars.Context) -> None:
+        try:
+            began = self.asker.pacer.acquire(self.end)
+        except GaveUp:
+            self.replies.put((_HEDGE, None, None, 0.0))  # no hedge: the first request alone decides
+            return
+        with self.lock:
+            if self.over:
+                self.asker.pacer.release(began, None)
+                return
+            self.hedge_began = began
+        _called(_HEDGE, self.asker.grader, self.prompt, context, began, self.replies)
+
+    def _settle(self, outcome: Failure | None, over: bool = False) -> None:
+        """The hedge's slot given back (once), with `outcome`; `over`: the race has ended."""
+        with self.lock:
+            self.over = self.over or over
+            began, self.hedge_began = self.hedge_began, None
+        if began is not None:
+            self.asker.pacer.release(began, outcome)
+
+    def run(self) -> tuple[Any, float]:
+        """The first reply and the seconds its request took; the first request's failure, or `TimedOut`."""
+        args = (self.asker.grader, self.prompt, contextvars.copy_context(), self.began, self.replies)
+        threading.Thread(target=_called, args=(_FIRST, *args), name="scorebridge-grader", daemon=True).start()
+        running, hedged = 1, False
+        look: float | None = self.asker.hedge_due(self.began, self.began)
+        failure: BaseException | None = None
+        try:
+            while True:
+                until = _until(self.end, None if hedged else look)
+                wait = None if until is None else max(0.0, until - time.monotonic())
+                try:
+                    who, ok, value, took = self.replies.get(timeout=wait)
+                except queue.Empty:
+                    now = time.monotonic()
+                    if hedged or (self.end is not None and now >= self.end):
+                        raise failure if failure is not None else TimedOut() from None
+                    look = self.asker.hedge_due(self.began, now)
+                    if look > now:
+                        continue
+                    hedge = threading.Thread(
+                        target=self._hedge, args=(contextvars.copy_context(),), name="scorebridge-grader", daemon=True
+                    )
+                    hedge.start()
+                    running, hedged = running + 1, True
+                    continue
+                running -= 1
+                if ok:
+                    return value, took
+                if ok is False:
+                    if who == _HEDGE:
+                        self._settle(transient(value) if isinstance(value, Exception) else "permanent")
+                    if failure is None or who == _FIRST:
+                        failure = value
+                if running == 0 and failure is not None:
+                    raise failure
+        finally:
+            self._settle(None, over=True)
+
+
+def _until(end: float | None, look: float | None) -> float | None:
+    """The earlier of a call's end and the time to look again whether to hedge it (None: no such time)."""
+    if end is None or look is None:
+        return look if end is None else end
+    return min(end, look)
+
+
+async def _arace(asker: Asker, prompt: str, began: float, limit: float | None) -> tuple[Any, float]:
+    """The async twin of `_Race.run`: the call and, once it is slow, its hedge, as tasks."""
+    import asyncio
+
+    end = None if limit is None else began + limit
+
+    async def request(start: float) -> tuple[Any, float]:
+        reply = asker.grader(prompt)
+        if isinstance(reply, Awaitable):
+            reply = await reply
+        return reply, time.monotonic() - start
+
+    async def hedge() -> tuple[Any, float]:
+        start = await asker.pacer.aacquire(end)
+        outcome: Failure | None = None
+        try:
+            return await request(start)
+        except Exception as exc:
+            outcome = transient(exc)
+            raise
+        finally:
+            asker.pacer.release(start, outcome)
+
+    first = asyncio.ensure_future(request(began))
+    tasks: set[asyncio.Future[tuple[Any, float]]] = {first}
+    hedged = False
+    look = asker.hedge_due(began, began)
+    failure: BaseException | None = None
+    try:
+        while True:
+            until = _until(end, None if hedged else look)
+            wait = None if until is None else max(0.0, until - time.monotonic())
+            done, _ = await asyncio.wait(tasks, timeout=wait, return_when=asyncio.FIRST_COMPLETED)
+            if not done:
+                now = time.monotonic()
+                if hedged or (end is not None and now >= end):
+                    raise failure if failure is not None else TimedOut()
+                look = asker.hedge_due(began, now)
+                if look > now:
+                    continue
+                tasks.add(asyncio.ensure_future(hedge()))
+                hedged = True
+                continue
+            tasks -= done
+            won = [task for task in done if task.exception() is None]  # every exception read: none left unseen
+            if won:
+                reply: tuple[Any, float] = won[0].result()
+                return reply
+            for task in done:
+                exc = task.exception()
+                if not isinstance(exc, GaveUp) and (failure is None or task is first):
+                    failure = exc
+            if not tasks and failure is not None:
+                raise failure
+    finally:
+        for task in tasks:
+            task.cancel()
+
+
 # --- asking: the calls of one row, retried -------------------------------------------------------
 
 
@@ -612,14 +824,19 @@ class Asker:
             except GaveUp:
                 raise row.given_up() from None
             try:
-                reply = call_sync(self.grader, prompt, row.call_limit())
+                limit = row.call_limit()
+                if self.retry.hedge is None:
+                    reply = call_sync(self.grader, prompt, limit)
+                    took = time.monotonic() - began
+                else:
+                    reply, took = _Race(self, prompt, began, limit).run()
             except Exception as exc:
                 time.sleep(row.failed(exc, began))
                 continue
             except BaseException:
                 self.pacer.release(began, None)
                 raise
-            return self._answered(prompt, reply, began), False
+            return self._answered(prompt, reply, began, took), False
 
     async def aask(self, prompt: str) -> tuple[Any, bool]:
         """The async twin of `ask`."""
@@ -636,16 +853,32 @@ class Asker:
             except GaveUp:
                 raise row.given_up() from None
             try:
-                reply = await call_async(self.grader, prompt, row.call_limit())
+                limit = row.call_limit()
+                if self.retry.hedge is None:
+                    reply = await call_async(self.grader, prompt, limit)
+                    took = time.monotonic() - began
+                else:
+                    reply, took = await _arace(self, prompt, began, limit)
             except Exception as exc:
                 await asyncio.sleep(row.failed(exc, began))
                 continue
             except BaseException:
                 self.pacer.release(began, None)
                 raise
-            return self._answered(prompt, reply, began), False
+            return self._answered(prompt, reply, began, took), False
 
-    def _answered(self, prompt: str, reply: Any, began: float) -> Any:
+    def hedge_due(self, began: float, now: float) -> float:
+        """When a call that began at `began`, unanswered at `now`, gets its hedge: `Retry.hedge` seconds in, or
+        later as long as the grader's replies are usually slower (`Pacer.slow_after`). Before the grader has
+        given enough replies to know, a time `Retry.hedge` from now, to look again then."""
+        floor = self.retry.hedge or 0.0
+        slow = self.pacer.slow_after()
+        if slow is None:
+            return max(began, now) + floor
+        return began + max(floor, slow)
+
+    def _answered(self, prompt: str, reply: Any, began: float, took: float) -> Any:
+        self.pacer.took(took)
         self.pacer.release(began, "ok")
         if self.cache is not None and isinstance(reply, str):
             self.cache.put(self.grader, prompt, reply)

@@ -76,8 +76,10 @@ Scorers:
 - `defined_scorers()`, `on_scorer_defined(listener)`: the scorers users define
   with `@scorer` at the top of a module, for a harness that finds scorers by name;
 - `GRADER_FAILED`: the metadata key of a Score whose grader failed (counted as
-  `Summary.grader_failed`); `GRADER_CACHED`: the key (True) of one whose
-  grader's reply came from the cache;
+  `Summary.grader_failed`); `grader_failed(score)`: whether a Score is such a
+  row (unscored, with that key), for a harness that counts summaries itself;
+  `GRADER_CACHED`: the key (True) of one whose grader's reply came from the
+  cache;
 - `grader_deadline(seconds)`: a block within which no grader call of a
   model-graded scorer runs longer (a reward batch's deadline);
 - `grader_identity(grader)`: what tells graders apart in a `GraderCache`.
@@ -135,7 +137,7 @@ from .._protocol.scorer import (
 from .._protocol.values import is_bool, is_missing, is_number, label_is_missing, plain_digits
 from .._runner.files import RowError, read_rows
 from .._runner.groups import group_key, group_name, parse_group_by
-from .._runner.summary import Summaries, Summary, text_table
+from .._runner.summary import Summaries, Summary, grader_failed, text_table
 from .._scorers.builtins import BUILTINS, is_builtin, rebuild
 from .._scorers.grader_cache import grader_identity
 from .._scorers.grader_calls import grader_deadline
@@ -180,6 +182,7 @@ __all__ = [
     "fold",
     "grade_value",
     "grader_deadline",
+    "grader_failed",
     "grader_identity",
     "group_key",
     "group_name",

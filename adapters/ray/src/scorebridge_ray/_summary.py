@@ -6,8 +6,8 @@ import json
 from collections.abc import Hashable, Sequence
 from typing import TYPE_CHECKING, Any, Final, cast
 
-from scorebridge import FAILURE_KINDS, GroupedSummaries, Summary
-from scorebridge.kit import group_key, group_name, parse_group_by
+from scorebridge import FAILURE_KINDS, GroupedSummaries, Score, Summary
+from scorebridge.kit import grader_failed, group_key, group_name, parse_group_by
 
 from ._columns import column_names
 
@@ -17,20 +17,30 @@ if TYPE_CHECKING:
 
 __all__ = ["summarize", "summarize_groups"]
 
-_COUNTS: Final = ("rows", "scored", "correct", "value_sum", "unknown_kinds", *(f"kind_{k}" for k in FAILURE_KINDS))
+_COUNTS: Final = (
+    "rows",
+    "scored",
+    "correct",
+    "value_sum",
+    "unknown_kinds",
+    "grader_failed",
+    *(f"kind_{k}" for k in FAILURE_KINDS),
+)
 _GROUP: Final = "group"
 """The column of a block's group tally holding the group's key, as JSON text."""
 _HAS: Final = "columns"
 """The column of a block's group tally holding the block's column names, as JSON text."""
 
 
-def _each_row(batch: pa.Table, correct: str, value: str, kind: str) -> dict[str, pa.Array]:
+def _each_row(batch: pa.Table, correct: str, value: str, kind: str, metadata: str) -> dict[str, pa.Array]:
     """Each row's part of every count of `_COUNTS`, as `Summary.of` counts: one array per count, a value per row.
 
     A row counts 1 in `rows`; it is scored when it has a verdict (`correct` not null), and then adds its
     value, or its verdict (1 or 0) where it has no value, to `value_sum`, and 1 to the count of its failure
-    kind (an unscored row adds to neither). A failure kind that is none of the six counts in `unknown_kinds`,
-    scored or not, for the caller to refuse.
+    kind (an unscored row adds to neither). An unscored row whose grader failed (`kit.grader_failed` of its
+    `metadata`, read only for the unscored rows; a batch without the column has none) counts in
+    `grader_failed`. A failure kind that is none of the six counts in `unknown_kinds`, scored or not, for the
+    caller to refuse.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -50,26 +60,41 @@ def _each_row(batch: pa.Table, correct: str, value: str, kind: str) -> dict[str,
         "correct": ones(verdicts),
         "value_sum": pc.if_else(scored, values, 0.0),
         "unknown_kinds": ones(pc.and_(pc.is_valid(kinds), pc.invert(known))),
+        "grader_failed": _grader_failures(batch, scored, metadata),
     }
     for name in FAILURE_KINDS:
         counts[f"kind_{name}"] = ones(pc.and_kleene(scored, pc.equal(kinds, name)))
     return counts
 
 
-def _tally(correct: str, value: str, kind: str) -> Any:
+def _grader_failures(batch: pa.Table, scored: pa.Array, metadata: str) -> pa.Array:
+    """1 for each unscored row of `batch` whose grader failed, 0 for every other row."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    failed = [0] * batch.num_rows
+    if metadata in batch.column_names:
+        unscored = pc.indices_nonzero(pc.invert(scored)).to_pylist()
+        texts = pc.take(pc.cast(batch.column(metadata), pa.string()), pa.array(unscored, pa.int64())).to_pylist()
+        for row, text in zip(unscored, texts, strict=True):
+            failed[row] = int(grader_failed(Score(None, metadata=json.loads(text) if text else {})))
+    return pa.array(failed, pa.int64())
+
+
+def _tally(correct: str, value: str, kind: str, metadata: str) -> Any:
     """A function of a batch (a pyarrow Table with the three columns) to its counts, one row."""
 
     def tally(batch: pa.Table) -> pa.Table:
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        each = _each_row(batch, correct, value, kind)
+        each = _each_row(batch, correct, value, kind, metadata)
         return pa.table({count: [pc.sum(each[count]).as_py() or 0] for count in _COUNTS})
 
     return tally
 
 
-def _tally_groups(columns: Sequence[str], correct: str, value: str, kind: str) -> Any:
+def _tally_groups(columns: Sequence[str], correct: str, value: str, kind: str, metadata: str) -> Any:
     """A function of a batch to its counts per group of `columns`: a row per group of the batch, its key as JSON
     text (`_GROUP`), its counts, and the batch's column names (`_HAS`). A column the batch lacks is None."""
 
@@ -79,7 +104,7 @@ def _tally_groups(columns: Sequence[str], correct: str, value: str, kind: str) -
         has = [c for c in columns if c in batch.column_names]
         rows: list[Any] = batch.select(has).to_pylist() if has else [None] * batch.num_rows
         keys = pa.array([json.dumps(group_key(fields, columns)) for fields in rows], pa.string())
-        each = pa.table({_GROUP: keys, **_each_row(batch, correct, value, kind)})
+        each = pa.table({_GROUP: keys, **_each_row(batch, correct, value, kind, metadata)})
         summed = each.group_by(_GROUP).aggregate([(count, "sum") for count in _COUNTS])
         found = pa.array([json.dumps(batch.column_names)] * summed.num_rows, pa.string())
         return pa.table({_GROUP: summed.column(_GROUP), **{c: summed.column(f"{c}_sum") for c in _COUNTS}, _HAS: found})
@@ -87,8 +112,14 @@ def _tally_groups(columns: Sequence[str], correct: str, value: str, kind: str) -
     return tally
 
 
-def _score_columns(what: str, ds: Dataset, name: str, prefix: str) -> list[str] | None:
-    """The names of the `correct`, `value` and `failure_kind` columns after `prefix`; None for an empty dataset.
+_Columns = tuple[str, str, str, str]
+"""The names of a dataset's `correct`, `value`, `failure_kind` and `metadata` columns."""
+
+
+def _score_columns(what: str, ds: Dataset, name: str, prefix: str) -> tuple[_Columns, list[str]] | None:
+    """The names of the `correct`, `value`, `failure_kind` and `metadata` columns after `prefix`, and those of
+    them the dataset has (all but maybe `metadata`, which tells the grader's failures apart); None for an
+    empty dataset.
 
     Raises TypeError for a `ds` that is not a Dataset or a `name` that is not a string, ValueError (naming the
     dataset's columns) when a column is missing.
@@ -110,7 +141,8 @@ def _score_columns(what: str, ds: Dataset, name: str, prefix: str) -> list[str] 
             f"{what}: the dataset has no column {', '.join(map(repr, missing))}; its columns are "
             f"{', '.join(map(repr, schema.names))}. Summarize what score_dataset made (with its prefix=)"
         )
-    return needed
+    every = (needed[0], needed[1], needed[2], names["metadata"])
+    return every, [*needed, names["metadata"]] if names["metadata"] in schema.names else needed
 
 
 def _summary(what: str, name: str, totals: dict[str, Any]) -> Summary:
@@ -120,9 +152,8 @@ def _summary(what: str, name: str, totals: dict[str, Any]) -> Summary:
             f"{what}: {totals['unknown_kinds']} row(s) have a failure_kind that is not one of {FAILURE_KINDS}"
         )
     kinds = {kind: int(totals[f"kind_{kind}"]) for kind in FAILURE_KINDS}
-    return Summary.from_counts(
-        name, int(totals["rows"]), int(totals["scored"]), int(totals["correct"]), float(totals["value_sum"]), kinds
-    )
+    counts = (int(totals["rows"]), int(totals["scored"]), int(totals["correct"]), float(totals["value_sum"]))
+    return Summary.from_counts(name, *counts, kinds, grader_failed=int(totals["grader_failed"]))
 
 
 def _blocks(ds: Dataset, tally: Any) -> Any:
@@ -137,16 +168,18 @@ def summarize(ds: Dataset, name: str = "scores", *, prefix: str = "") -> Summary
     """The summary of a dataset scored by `score_dataset`: what `benchmark()` and the CLI give for the same Scores.
 
     Counted as `scorebridge.Summary` counts (rows, scored, correct, accuracy
-    as the mean value of the scored rows, its Wilson interval, unscored, and
-    per failure kind the scored rows wrong for that reason), from the
-    `correct`, `value` and `failure_kind` columns (after `prefix`): each block
-    is tallied where it is, and only the tallies are summed on the driver, so
-    no row is collected. `name` names the summary (the scorer's name, say).
+    as the mean value of the scored rows, its Wilson interval, unscored, the
+    unscored rows whose grader failed, and per failure kind the scored rows
+    wrong for that reason), from the `correct`, `value` and `failure_kind`
+    columns (after `prefix`), and `metadata` where the dataset has it (without
+    it, no row counts as the grader's failure; only the unscored rows' is
+    read). Each block is tallied where it is, and only the tallies are summed
+    on the driver, so no row is collected. `name` names the summary (the scorer's name, say).
 
     Consuming `ds` runs what made it: summarizing the lazy result of
     `score_dataset` scores the rows, and writing it too scores them again.
     Materialize it first (`ds.materialize()`), or summarize what you wrote
-    (`summarize(ray.data.read_parquet(path))`: only the three columns are read).
+    (`summarize(ray.data.read_parquet(path))`: only those four columns are read).
 
     Raises ValueError when a column is missing, or a failure kind is not one
     of scorebridge's six. The accuracy is a float sum of the values: with
@@ -155,11 +188,12 @@ def summarize(ds: Dataset, name: str = "scores", *, prefix: str = "") -> Summary
     """
     import pyarrow.compute as pc
 
-    needed = _score_columns("summarize", ds, name, prefix)
-    if needed is None:
+    found = _score_columns("summarize", ds, name, prefix)
+    if found is None:
         return Summary.from_counts(name, 0, 0, 0, 0.0, {})
     totals: dict[str, Any] = dict.fromkeys(_COUNTS, 0)
-    for each in _blocks(ds.select_columns(needed), _tally(*needed)):
+    every, present = found
+    for each in _blocks(ds.select_columns(present), _tally(*every)):
         batch = cast("pa.Table", each)
         for count in _COUNTS:
             totals[count] += pc.sum(batch.column(count)).as_py() or 0
@@ -198,12 +232,12 @@ def summarize_groups(
     columns = parse_group_by(group_by)
     if not columns:
         raise ValueError("summarize_groups: group_by names no column")
-    needed = _score_columns("summarize_groups", ds, name, prefix)
-    if needed is None:
+    found = _score_columns("summarize_groups", ds, name, prefix)
+    if found is None:
         return GroupedSummaries(columns, [], Summary.from_counts(name, 0, 0, 0, 0.0, {}))
     by_key: dict[tuple[Hashable, ...], dict[str, Any]] = {}
     seen: dict[str, None] = {}  # the blocks' columns, in order of appearance
-    for each in _blocks(ds, _tally_groups(columns, *needed)):
+    for each in _blocks(ds, _tally_groups(columns, *found[0])):
         for row in cast("pa.Table", each).to_pylist():
             totals = by_key.setdefault(tuple(json.loads(row[_GROUP])), dict.fromkeys(_COUNTS, 0))
             for count in _COUNTS:
