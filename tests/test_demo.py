@@ -271,6 +271,12 @@ def test_a_harness_run_apart_is_still_reported_in_the_tables_order_with_its_own_
     assert dict(got["order"])["mlflow"] == 0.5  # the seconds it took in its process
 
 
+def test_the_harnesses_here_do_not_wait_for_one_run_apart(tmp_path: Path) -> None:
+    # pydantic-evals and TRL ran only once MLflow's process was done: a second on the demo's longest path
+    runs = _run_apart(tmp_path, "run")["runs"]
+    assert runs["trl"]["at"] < runs["mlflow"]["at"]  # MLflow slept 0.5 s in its process, TRL ran meanwhile
+
+
 def test_a_harness_failing_in_its_process_is_one_error_naming_it_with_its_traceback(tmp_path: Path) -> None:
     error = _run_apart(tmp_path, "raise")["error"]
     assert error.startswith("the mlflow harness failed in its process:\n")

@@ -666,7 +666,8 @@ def run_harnesses(
     `done(harness, verdicts, seconds)` is called as each harness finishes, in the table's order.
 
     A harness `apart` is started first in a process of its own when `_can_fork()` (its
-    `seconds` are those it took there); the others run here, one after another.
+    `seconds` are those it took there); the others run here, one after another, not
+    waiting for it: a harness after it in the table is reported once it is.
     """
     runs: dict[str, Run] = {h.name: _run_of(h) for h in HARNESS_TABLE if h.name in HARNESSES}
     with tempfile.TemporaryDirectory(prefix="scorebridge-demo-") as folder:
@@ -676,21 +677,29 @@ def run_harnesses(
             for h in HARNESS_TABLE:
                 if h.apart and h.name in runs:
                     started[h.name] = _started_apart(h.name, runs[h.name], scorers, scratch)
-        results: dict[str, Result] = {}
+        results: dict[str, tuple[Result, float]] = {}
+        to_report = list(runs)
+
+        def report_done() -> None:
+            while to_report and to_report[0] in results:
+                harness = to_report.pop(0)
+                done(harness, results[harness][0][0], results[harness][1])
+
         try:
             for harness, run_in in runs.items():
-                if harness in started:
-                    results[harness], seconds = started.pop(harness)()
-                else:
+                if harness not in started:
                     start = time.perf_counter()
-                    results[harness] = run_in(scorers, scratch)
-                    seconds = time.perf_counter() - start
-                done(harness, results[harness][0], seconds)
+                    results[harness] = run_in(scorers, scratch), time.perf_counter() - start
+                    report_done()
+            for harness in to_report[:]:
+                if harness in started:
+                    results[harness] = started.pop(harness)()
+                report_done()
         finally:
             for result in started.values():  # a harness here failed: the processes of the others end first
                 with contextlib.suppress(RuntimeError):
                     result()
-        return results
+        return {harness: results[harness][0] for harness in runs}
 
 
 def _cell(v: Verdict) -> str:
