@@ -24,11 +24,10 @@ from typing import Any
 os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("TQDM_DISABLE", "1")
-# MLflow's threads (10 rows at a time, their traces and assessments) share the sqlite store's connection
-# pool: with SQLAlchemy's default pool of 5, 500 rows wait for connections for minutes (MLflow's own tests
-# raise these two the same way).
-os.environ.setdefault("MLFLOW_SQLALCHEMYSTORE_POOL_SIZE", "20")
-os.environ.setdefault("MLFLOW_SQLALCHEMYSTORE_MAX_OVERFLOW", "40")
+# MLflow's threads (10 predicting, 10 scoring) write every row's trace and assessments to a sqlite store,
+# which takes one writer at a time: at MLflow's defaults, hundreds of rows stall on its locks and its pool
+# and lose assessments. docs/mlflow.md says to set this on a sqlite store.
+os.environ.setdefault("MLFLOW_GENAI_EVAL_MAX_WORKERS", "1")
 
 import mlflow
 from mlflow.entities import Feedback

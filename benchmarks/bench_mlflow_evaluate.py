@@ -3,20 +3,20 @@
     uv run python benchmarks/bench_mlflow_evaluate.py              # 1,000 rows, each scorer twice (ABBA)
     uv run python benchmarks/bench_mlflow_evaluate.py --rows 200
 
-At MLflow's defaults: nothing is set of the sqlite store's pool
-(MLFLOW_SQLALCHEMYSTORE_POOL_SIZE, MLFLOW_SQLALCHEMYSTORE_MAX_OVERFLOW,
-MLFLOW_SQLALCHEMYSTORE_POOLCLASS) nor of the evaluation's threads
-(MLFLOW_GENAI_EVAL_MAX_WORKERS); the benchmark refuses to run if the environment sets
-one. Each evaluation has a new `sqlite:///` store of its own in a temporary folder
+On a sqlite store, with what docs/mlflow.md says to set there: `MLFLOW_GENAI_EVAL_MAX_WORKERS=1`
+(one thread predicting, one scoring: sqlite takes one writer at a time, and MLflow's
+10 and 10 threads at its defaults stall on the store's locks and its pool, losing
+assessments); the benchmark sets it unless the environment does, and runs at the
+pool's defaults. Each evaluation has a new `sqlite:///` store of its own in a temporary folder
 (so no run finds a larger store than another), and the scorers run in the order
 ours, native, native, ours, so neither has the machine's quieter minutes; an evaluation of 8 rows with each
 comes first, untimed (the first call imports litellm and the Databricks SDK).
 
 Each evaluation must finish (a pool timeout, "QueuePool limit of size 5 overflow 10
 reached", would raise), with one assessment of the scorer on every row and the mean
-of the rows (3 in 8 correct). Printed: the wall time, the time per row, the ERROR
-lines MLflow logged (sqlite's "database is locked" under MLflow's 10 writing threads:
-MLflow retries them; they are counted, not shown), and the ratio of our time to the
+of the rows (3 in 8 correct). Printed: the wall and CPU time, the time per row, the
+WARNING and ERROR lines MLflow logged (sqlite's "database is locked", a trace or an
+assessment it failed to write: counted, not shown), and the ratio of our time to the
 native scorer's. The bar: within 1.05x.
 """
 
@@ -36,6 +36,7 @@ from typing import Any
 os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("TQDM_DISABLE", "1")
+os.environ.setdefault("MLFLOW_GENAI_EVAL_MAX_WORKERS", "1")  # docs/mlflow.md: what a sqlite store needs
 
 import mlflow
 from mlflow.entities import Feedback
@@ -44,12 +45,12 @@ from mlflow.genai.scorers import Scorer, scorer
 import scorebridge as sb
 from scorebridge_mlflow import to_mlflow
 
-DEFAULTS_ONLY = (
+SETTINGS = (
+    "MLFLOW_GENAI_EVAL_MAX_WORKERS",
+    "MLFLOW_GENAI_EVAL_MAX_SCORER_WORKERS",
     "MLFLOW_SQLALCHEMYSTORE_POOL_SIZE",
     "MLFLOW_SQLALCHEMYSTORE_MAX_OVERFLOW",
     "MLFLOW_SQLALCHEMYSTORE_POOLCLASS",
-    "MLFLOW_GENAI_EVAL_MAX_WORKERS",
-    "MLFLOW_GENAI_EVAL_MAX_SCORER_WORKERS",
 )
 
 
@@ -80,10 +81,11 @@ def native(outputs: Any, expectations: dict[str, Any]) -> Feedback | None:
 
 
 class Counted(logging.Handler):
-    """Counts MLflow's ERROR records instead of printing their tracebacks."""
+    """Counts MLflow's WARNING and ERROR records instead of printing them (a trace or an assessment it failed
+    to write is a warning)."""
 
     def __init__(self) -> None:
-        super().__init__(logging.ERROR)
+        super().__init__(logging.WARNING)
         self.count = 0
 
     def emit(self, record: logging.LogRecord) -> None:
@@ -115,9 +117,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=1000)
     args = parser.parse_args()
-    set_here = [name for name in DEFAULTS_ONLY if name in os.environ]
-    if set_here:
-        raise SystemExit(f"this benchmark measures MLflow's defaults: unset {', '.join(set_here)}")
+    settings = ", ".join(f"{name}={os.environ[name]}" for name in SETTINGS if name in os.environ)
     counted = Counted()
     mlflow_logger = logging.getLogger("mlflow")
     mlflow_logger.addHandler(counted)
@@ -129,7 +129,7 @@ def main() -> None:
     ours = to_mlflow(sb.exact())
     times: dict[str, list[float]] = {ours.name: [], native.name: []}
     cpus: dict[str, list[float]] = {ours.name: [], native.name: []}
-    print(f"mlflow {mlflow.__version__}, {args.rows} rows, {os.cpu_count()} cores, MLflow's defaults")
+    print(f"mlflow {mlflow.__version__}, {args.rows} rows, {os.cpu_count()} cores, {settings}")
     for each in (ours, native):  # the first call's imports (litellm, the Databricks SDK), timed by neither
         evaluate(each, rows(8), counted)
     for each in (ours, native, native, ours):
@@ -139,7 +139,7 @@ def main() -> None:
         cpus[each.name].append(cpu)
         print(
             f"  {each.name:7} {seconds:7.1f} s  {1000 * seconds / args.rows:6.1f} ms a row  {cpu:6.1f} s CPU  "
-            f"load {load:5.2f}  MLflow ERROR lines {counted.count - before}"
+            f"load {load:5.2f}  MLflow warnings {counted.count - before}"
         )
     mine, theirs = statistics.mean(times[ours.name]), statistics.mean(times[native.name])
     cpu_ratio = statistics.mean(cpus[ours.name]) / statistics.mean(cpus[native.name])

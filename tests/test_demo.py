@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -176,6 +177,40 @@ def test_the_pytest_harness_loads_no_plugin_but_scorebridges(tmp_path: Path) -> 
     assert (done.returncode, done.stdout.strip()) == (0, "21 []"), done.stderr[-2000:]
 
 
+def test_the_inspect_and_mlflow_harnesses_import_no_provider_sdk_nor_llm_judge_library(tmp_path: Path) -> None:
+    # The demo took 12.5 s warm: Inspect's eval imported the OpenAI and Anthropic SDKs (2.2 s of CPU) and MLflow's
+    # litellm and the Databricks SDK (3.9 s), for a mock model and scorers that call none. Its own process: this
+    # test session may have imported them already.
+    code = (
+        "import sys; from pathlib import Path; import scorebridge._cli.demo as d; s = d.demo_scorers(); "
+        "runs = {h.name: d._run_of(h) for h in d.HARNESS_TABLE if h.name in ('inspect', 'mlflow')}; "
+        "print(sum(len(v) for r in runs.values() for v in r(s, Path(sys.argv[1]))[0].values()), "
+        "sorted(m for m in ('anthropic', 'openai', 'litellm', 'databricks.sdk') if m in sys.modules))"
+    )
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=600, env=env
+    )
+    assert (done.returncode, done.stdout.strip()) == (0, "42 []"), done.stderr[-2000:]
+
+
+def test_a_library_a_harness_goes_without_cannot_be_imported_in_its_run_and_can_after(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    (tmp_path / "sb_optional_sdk.py").write_text("NAME = 'sdk'\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with _demo._without(["sb_optional_sdk", "json"]):
+        with pytest.raises(ImportError):
+            import sb_optional_sdk
+        import json as again  # imported already: left as it is
+
+        assert again is json
+    import sb_optional_sdk
+
+    assert sb_optional_sdk.NAME == "sdk"
+    monkeypatch.delitem(sys.modules, "sb_optional_sdk")
+
+
 def test_the_scorer_names_shown_before_the_imports_are_the_demos() -> None:
     # the first progress line counts the scorers before Inspect AI and DSPy are imported (it once said "3" as text)
     assert tuple(_demo.demo_scorers()) == _demo.DEMO_SCORERS
@@ -219,14 +254,27 @@ def test_mlflow_runs_in_a_process_of_its_own_started_before_the_other_harnesses(
     got = _run_apart(tmp_path, "run")
     runs = got["runs"]
     assert runs["mlflow"]["pid"] != got["pid"]
-    assert {runs[h]["pid"] for h in _demo.HARNESSES if h != "mlflow"} == {got["pid"]}
     assert runs["mlflow"]["at"] > runs["python"]["at"]  # it slept 0.5 s, started first, and was still running
+
+
+def test_inspect_runs_in_a_process_of_its_own_beside_mlflows_and_the_rest_here(tmp_path: Path) -> None:
+    # The demo took 12.5 s warm on a quiet 2-core machine: Inspect's eval (3 s) ran before the fast harnesses
+    got = _run_apart(tmp_path, "run")
+    runs = got["runs"]
+    assert len({got["pid"], runs["inspect"]["pid"], runs["mlflow"]["pid"]}) == 3
+    assert {runs[h]["pid"] for h in _demo.HARNESSES if h not in ("inspect", "mlflow")} == {got["pid"]}
 
 
 def test_a_harness_run_apart_is_still_reported_in_the_tables_order_with_its_own_time(tmp_path: Path) -> None:
     got = _run_apart(tmp_path, "run")
     assert [name for name, _ in got["order"]] == list(_demo.HARNESSES)
     assert dict(got["order"])["mlflow"] == 0.5  # the seconds it took in its process
+
+
+def test_the_harnesses_here_do_not_wait_for_one_run_apart(tmp_path: Path) -> None:
+    # pydantic-evals and TRL ran only once MLflow's process was done: a second on the demo's longest path
+    runs = _run_apart(tmp_path, "run")["runs"]
+    assert runs["trl"]["at"] < runs["mlflow"]["at"]  # MLflow slept 0.5 s in its process, TRL ran meanwhile
 
 
 def test_a_harness_failing_in_its_process_is_one_error_naming_it_with_its_traceback(tmp_path: Path) -> None:

@@ -7,7 +7,9 @@ The harnesses, each run for real and offline:
 - python: the scorer called directly;
 - benchmark: `scorebridge.benchmark()`, with an arm that returns the output;
 - inspect: an Inspect AI `eval()` of a task whose model is `mockllm/model`
-  answering with the outputs, the scorers wrapped with `to_inspect`;
+  answering with the outputs, the scorers wrapped with `to_inspect`, in a process
+  of its own started before the other harnesses on Linux, without the OpenAI and
+  Anthropic SDKs (Inspect imports them for those providers);
 - dspy: `dspy.Evaluate` of a `dspy.Predict` program on a `DummyLM` answering with
   the outputs, the scorers wrapped with `to_dspy` (the value is what Evaluate
   sums, `correct` the bool BootstrapFewShot would get, the failure kind the one
@@ -19,8 +21,9 @@ The harnesses, each run for real and offline:
 - mlflow: `mlflow.genai.evaluate` on a sqlite store kept in the cache folder
   (`cache_folder()`, made on the first run), the scorers wrapped with `to_mlflow`
   (MLflow's own `{name}/mean`, the failure kinds of its result table), in a
-  process of its own started before the other harnesses on Linux; left out when
-  MLflow is not installed;
+  process of its own started before the other harnesses on Linux, without litellm
+  and the Databricks SDK (MLflow imports them for its LLM judges and Databricks);
+  left out when MLflow is not installed;
 - pydantic_evals: a pydantic-evals `Dataset.evaluate`, the scorers wrapped with
   `to_pydantic_evals` (the report's assertions, `NAME_value` scores and failure
   kind labels); left out when pydantic-evals is not installed;
@@ -91,22 +94,41 @@ class Harness(NamedTuple):
     files. Adding a harness is a row here and that one function. A harness whose
     module is not installed (its extra left out) is left out of the demo. A harness
     `apart` runs in a process of its own, started before the others and read in its
-    turn, where the demo can fork (`_can_fork`): its imports are the slowest.
+    turn, where the demo can fork (`_can_fork`): its run is the slowest. `without`
+    names the optional libraries the harness imports up front for what the demo does not
+    use (a provider's SDK, LLM judges): its run goes without those not imported yet
+    (`_without`), as where they are not installed.
     """
 
     name: str
     how: str
     needs: str | None = None
     apart: bool = False
+    without: tuple[str, ...] = ()
 
 
 HARNESS_TABLE: Final = (
     Harness("python", "each scorer called directly"),
     Harness("benchmark", "scorebridge.benchmark()"),
-    Harness("inspect", "an Inspect AI eval on mockllm, scorers through to_inspect"),
+    # Inspect imports the OpenAI and Anthropic SDKs at each sample's start, for those providers' state (2.2 s
+    # of CPU); the demo's model is mockllm
+    Harness(
+        "inspect",
+        "an Inspect AI eval on mockllm, scorers through to_inspect",
+        apart=True,
+        without=("anthropic", "openai"),
+    ),
     Harness("dspy", "dspy.Evaluate on a DummyLM, scorers through to_dspy"),
     Harness("pytest", "pytest.main on a test file of assert_scored calls"),
-    Harness("mlflow", "mlflow.genai.evaluate on a sqlite store, scorers through to_mlflow", "mlflow", apart=True),
+    # MLflow's evaluation imports litellm (its LLM judges) and the Databricks SDK on its first call (3.9 s of
+    # CPU); the demo's scorers call no model and its store is a sqlite file
+    Harness(
+        "mlflow",
+        "mlflow.genai.evaluate on a sqlite store, scorers through to_mlflow",
+        "mlflow",
+        apart=True,
+        without=("litellm", "databricks.sdk"),
+    ),
     Harness("pydantic_evals", "a pydantic-evals Dataset.evaluate, scorers through to_pydantic_evals", "pydantic_evals"),
     Harness("trl", "a GRPO reward batch as TRL calls it, scorers through to_trl (no torch)"),
 )
@@ -565,6 +587,22 @@ class _Row:
 Run = Callable[[Mapping[str, Scorer], Path], Result]
 
 
+@contextlib.contextmanager
+def _without(modules: Sequence[str]) -> Iterator[None]:
+    """Inside, `import m` raises ImportError for each of `modules` not imported yet (a library importing
+    it as optional goes on as where it is not installed); after, it imports as before. Process-wide while
+    it lasts: the demo runs nothing else then."""
+    kept_out = [m for m in modules if m not in sys.modules]
+    for m in kept_out:
+        sys.modules[m] = None  # type: ignore[assignment]  # Python's own mark for "not importable"
+    try:
+        yield
+    finally:
+        for m in kept_out:
+            if sys.modules.get(m, ...) is None:
+                del sys.modules[m]
+
+
 def _can_fork() -> bool:
     """Whether a harness can run in a forked process: on Linux (macOS's system libraries are not safe to
     use after a fork, Windows has none), from a process running no other thread (a fork copies no
@@ -610,6 +648,17 @@ def _started_apart(
     return result
 
 
+def _run_of(harness: Harness) -> Run:
+    """The harness's `_by_<name>`, run `_without` the libraries it goes without."""
+    by = globals()[f"_by_{harness.name}"]
+
+    def run_in(scorers: Mapping[str, Scorer], scratch: Path) -> Result:
+        with _without(harness.without):
+            return cast("Result", by(scorers, scratch))
+
+    return run_in
+
+
 def run_harnesses(
     scorers: Mapping[str, Scorer], done: Callable[[str, Verdicts, float], None] = lambda *_: None
 ) -> dict[str, Result]:
@@ -617,9 +666,10 @@ def run_harnesses(
     `done(harness, verdicts, seconds)` is called as each harness finishes, in the table's order.
 
     A harness `apart` is started first in a process of its own when `_can_fork()` (its
-    `seconds` are those it took there); the others run here, one after another.
+    `seconds` are those it took there); the others run here, one after another, not
+    waiting for it: a harness after it in the table is reported once it is.
     """
-    runs: dict[str, Run] = {harness: globals()[f"_by_{harness}"] for harness in HARNESSES}
+    runs: dict[str, Run] = {h.name: _run_of(h) for h in HARNESS_TABLE if h.name in HARNESSES}
     with tempfile.TemporaryDirectory(prefix="scorebridge-demo-") as folder:
         scratch = Path(folder)
         started: dict[str, Callable[[], tuple[Result, float]]] = {}
@@ -627,21 +677,29 @@ def run_harnesses(
             for h in HARNESS_TABLE:
                 if h.apart and h.name in runs:
                     started[h.name] = _started_apart(h.name, runs[h.name], scorers, scratch)
-        results: dict[str, Result] = {}
+        results: dict[str, tuple[Result, float]] = {}
+        to_report = list(runs)
+
+        def report_done() -> None:
+            while to_report and to_report[0] in results:
+                harness = to_report.pop(0)
+                done(harness, results[harness][0][0], results[harness][1])
+
         try:
             for harness, run_in in runs.items():
-                if harness in started:
-                    results[harness], seconds = started.pop(harness)()
-                else:
+                if harness not in started:
                     start = time.perf_counter()
-                    results[harness] = run_in(scorers, scratch)
-                    seconds = time.perf_counter() - start
-                done(harness, results[harness][0], seconds)
+                    results[harness] = run_in(scorers, scratch), time.perf_counter() - start
+                    report_done()
+            for harness in to_report[:]:
+                if harness in started:
+                    results[harness] = started.pop(harness)()
+                report_done()
         finally:
             for result in started.values():  # a harness here failed: the processes of the others end first
                 with contextlib.suppress(RuntimeError):
                     result()
-        return results
+        return {harness: results[harness][0] for harness in runs}
 
 
 def _cell(v: Verdict) -> str:
