@@ -111,8 +111,14 @@ def _reads_trace(scorer: Scorer) -> bool:
     return "trace" in parameters
 
 
-def _rule(native: Verdict, ours: Verdict, scorer: sb.Scorer, label: Any, again: Verdict) -> str | None:
-    """The rule of docs/mlflow.md that explains a disagreement, or None."""
+def _rule(native: Verdict, ours: Verdict, scorer: sb.Scorer, label: Any, again: Verdict, run: Verdict) -> str | None:
+    """The rule of docs/mlflow.md that explains a disagreement, or None (`run`: the verdict of MLflow's own
+    `Scorer.run` on the same row, for a call of `__call__`)."""
+    if run == ours and run[0] == "raises" and native[0] == "no grade":
+        return (
+            "a return Scorer.run refuses (a test's bare MagicMock judge): from outside a scorer is run by "
+            "Scorer.run, which raises MlflowException, as in mlflow.genai.evaluate"
+        )
     if again != native:
         return "the scorer answers differently each time it is asked (it counts its calls): no repeat agrees"
     needs = getattr(scorer.fn, "needs_label", False)
@@ -154,12 +160,11 @@ def _repeat(
         except Exception as exc:
             score, error = None, exc
         ours = _score_verdict(error, score)
-        again = native
+        again = run = native
         if ours != native:
-            try:
-                again = _native_verdict(scorer, None, redo(), low, high)
-            except Exception as exc:
-                again = _native_verdict(scorer, exc, None, low, high)
+            again = _verdict_of(scorer, redo, low, high)
+            given = {k: v for k, v in row.items() if v is not None and k != "session"}
+            run = _verdict_of(scorer, lambda: scorer.run(**given), low, high)
     finally:
         _INSIDE.reset(token)
     record: dict[str, Any] = {"scorer": name, "kind": type(scorer).__name__}
@@ -169,11 +174,19 @@ def _repeat(
     elif row["trace"] is not None and _reads_trace(scorer):
         record.update(result="set aside", why="needs the trace MLflow handed it (outside MLflow: trace=None)")
     else:
-        rule = _rule(native, ours, made, label, again)
+        rule = _rule(native, ours, made, label, again, run)
         record.update(result="explained" if rule else "real", rule=rule)
         if rule is None:
             record["row"] = repr({k: v for k, v in row.items() if v is not None})[:300]
     shadow_tally.add(record)
+
+
+def _verdict_of(scorer: Scorer, call: Callable[[], Any], low: float, high: float) -> Verdict:
+    """The native verdict of one more call (inside the shadow: not shadowed itself)."""
+    try:
+        return _native_verdict(scorer, None, call(), low, high)
+    except Exception as exc:
+        return _native_verdict(scorer, exc, None, low, high)
 
 
 def _guarded(

@@ -1,16 +1,17 @@
-"""Our stand-in for the top-level `tests/conftest.py` of an MLflow checkout, for the MLflow shadow.
+"""Our stand-in for `tests/genai/conftest.py` and the top-level conftest of an MLflow checkout, for its shadow.
 
-MLflow's own top-level conftest sets up its whole test environment (a
+MLflow's own conftests set up its whole test environment (a
 tracking server per session, Databricks fakes, telemetry checks); its scorer
-tests need only a few of its fixtures. `run.py mlflow` writes this file in
-that conftest's place in a scratch copy (and leaves out the scorer folder's own
+tests need only a few of its fixtures. `run.py mlflow` writes this file as
+`tests/genai/conftest.py` in a scratch copy (and leaves out the scorer folder's own
 conftest, which imports MLflow's telemetry test fakes), so the tests run
 against the installed MLflow alone:
 
-- a `sqlite:///` tracking store in a temporary folder, one for the session;
+- a `sqlite:///` tracking store in a temporary folder, one for the session,
+  set again before each test (one test sets `file://` for itself);
 - telemetry off, no model catalog fetched, no OpenAI key: no request leaves
   the machine (a judge a test does not fake fails on both sides alike);
-- `is_in_databricks` False (the Databricks-only tests skip themselves);
+- `is_in_databricks` False, and `databricks_only` skips its tests;
 - `sample_rag_trace`: a trace of a retrieval-augmented call (a question, two
   retriever spans, an answer, expectations), for the tests that take one.
 """
@@ -24,6 +25,7 @@ from collections.abc import Iterator
 import pytest
 
 os.environ["MLFLOW_DISABLE_TELEMETRY"] = "true"
+os.environ["MLFLOW_ENABLE_ASYNC_TRACE_LOGGING"] = "false"  # a trace is in the store when its span ends
 os.environ["DO_NOT_TRACK"] = "true"
 os.environ["MLFLOW_MODEL_CATALOG_URI"] = ""
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
@@ -44,6 +46,17 @@ def tracking_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     logging.getLogger("mlflow").setLevel(logging.WARNING)
     yield uri
     mlflow.set_tracking_uri(None)
+
+
+@pytest.fixture(autouse=True)
+def same_store(tracking_store: str) -> None:
+    """Each test on the session's store (a test that sets another tracking URI does so for itself alone)."""
+    import mlflow
+
+    mlflow.set_tracking_uri(tracking_store)
+
+
+databricks_only = pytest.mark.skip(reason="needs a Databricks workspace")
 
 
 @pytest.fixture
@@ -73,7 +86,6 @@ def sample_rag_trace():  # type: ignore[no-untyped-def]
             second.set_outputs([{"page_content": "content_3"}])
         root.set_outputs("answer")
     trace_id = root.trace_id
-    mlflow.flush_trace_async_logging()  # the trace is in the store before its expectations are logged
     mlflow.log_expectation(trace_id=trace_id, name="expected_response", value="expected answer")
     mlflow.log_expectation(trace_id=trace_id, name="expected_facts", value=["fact1", "fact2"])
     trace = mlflow.get_trace(trace_id)

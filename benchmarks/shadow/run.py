@@ -71,7 +71,7 @@ DSPY = [
     "teleprompt/test_gepa.py",
 ]
 """The files of DSPy's tests that call a metric through Evaluate, an optimizer or directly."""
-MLFLOW = ["genai/scorers/test_scorer.py"]
+MLFLOW = ["genai/scorers/test_scorer.py", "genai/scorers/test_builtin_scorers.py"]
 """The files of MLflow's tests/genai/scorers that call a scorer and import on the installed MLflow."""
 
 
@@ -80,7 +80,8 @@ class Harness(NamedTuple):
     copied: list[str]  # the paths of the repository copied to the scratch folder
     tests: str  # the folder the test files are in
     files: list[str]
-    conftest: str | None  # our stand-in for the repository's top-level conftest
+    conftest: str | None  # our stand-in for the repository's conftest
+    conftest_at: str = "tests/conftest.py"  # the conftest it stands in for
 
 
 HARNESSES = {
@@ -98,7 +99,14 @@ HARNESSES = {
         DSPY,
         None,
     ),
-    "mlflow": Harness("mlflow_shadow", [f"tests/{f}" for f in MLFLOW], "tests", MLFLOW, "mlflow_tests_conftest.py"),
+    "mlflow": Harness(
+        "mlflow_shadow",
+        [f"tests/{f}" for f in MLFLOW],
+        "tests",
+        MLFLOW,
+        "mlflow_tests_conftest.py",
+        "tests/genai/conftest.py",
+    ),
 }
 
 
@@ -124,7 +132,7 @@ def scratch_copy(harness: Harness, checkout: Path, ref: str, into: Path) -> Path
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
             tar.extractall(into, filter="data")
     if harness.conftest is not None:
-        shutil.copy(HERE / harness.conftest, into / "tests" / "conftest.py")
+        shutil.copy(HERE / harness.conftest, into / harness.conftest_at)
     return into / harness.tests
 
 
