@@ -8,10 +8,7 @@ are known, so a shadow that counted nothing, or called a disagreement an agreeme
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
+import importlib.util
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -19,6 +16,10 @@ from typing import Any
 import pytest
 
 SHADOW = Path(__file__).resolve().parents[3] / "benchmarks" / "shadow"
+_SPEC = importlib.util.spec_from_file_location("shadow_tally", SHADOW / "shadow_tally.py")
+assert _SPEC is not None and _SPEC.loader is not None
+_TALLY = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(_TALLY)
 
 CALLS = """
 from pydantic_evals.evaluators import EqualsExpected, EvaluatorContext, MaxDuration, ToolCorrectness
@@ -49,22 +50,9 @@ def test_tool_correctness_on_an_unlabelled_row():
 @pytest.fixture(scope="module")
 def tally(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
     """The shadow's records (and summary, last) for the three tests above, run in a pytest of their own."""
-    folder = tmp_path_factory.mktemp("shadowed")
-    (folder / "test_calls.py").write_text(textwrap.dedent(CALLS), encoding="utf-8")
-    out = folder / "tally.jsonl"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SHADOW), os.environ.get("PYTHONPATH", "")])}
-    env["SCOREBRIDGE_SHADOW_OUT"] = str(out)
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "pydantic_evals_shadow"]
-    done = subprocess.run(
-        [*command, "-c", os.devnull, "--rootdir", str(folder), str(folder / "test_calls.py")],
-        cwd=folder,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]  # the shadow breaks no test
-    return [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    test_file = tmp_path_factory.mktemp("shadowed") / "test_calls.py"
+    test_file.write_text(textwrap.dedent(CALLS), encoding="utf-8")
+    return _TALLY.shadowed_run("pydantic_evals_shadow", test_file)  # the shadow breaks no test
 
 
 def test_every_evaluator_call_is_repeated_and_agreements_are_counted(tally: list[dict[str, Any]]) -> None:
