@@ -4,22 +4,25 @@
         --checkout PATH/TO/pydantic-ai [--ref REF] [--native] [--out tally.jsonl]
     uv run python benchmarks/shadow/run.py dspy --checkout PATH/TO/dspy [--native]
     uv run python benchmarks/shadow/run.py mlflow --checkout PATH/TO/mlflow-tests [--native]
+    uv run python benchmarks/shadow/run.py inspect --checkout PATH/TO/inspect_ai [--native]
 
 `--checkout` is a clone of the harness's repository (github.com/pydantic/pydantic-ai,
-github.com/stanfordnlp/dspy; a work tree or a bare git directory), or a plain
+github.com/stanfordnlp/dspy, github.com/UKGovernmentBEIS/inspect_ai; a work tree or a bare git directory), or a plain
 folder holding the test files at their paths in the repository (MLflow's
 repository is too large to clone for a handful of files: a folder with
 `tests/genai/scorers/test_scorer.py` and the others is enough). A clone's test
 files at `--ref` (default HEAD; the tag of the installed release where the clone
 has it), or the folder's files, are copied into a scratch folder under the system's temporary directory
 and run from there against the harness installed here, one process, with the
-shadow plugin loaded (`pydantic_evals_shadow`, `dspy_shadow`, `mlflow_shadow`). For
-pydantic-evals and MLflow, our own stand-in (`pydantic_ai_tests_conftest.py`,
-`mlflow_tests_conftest.py`) takes the place of the repository's top-level conftest
+shadow plugin loaded (`pydantic_evals_shadow`, `dspy_shadow`, `mlflow_shadow`,
+`inspect_shadow`). For pydantic-evals, MLflow and Inspect, our own stand-in
+(`pydantic_ai_tests_conftest.py`, `mlflow_tests_conftest.py`, `inspect_tests_conftest.py`)
+takes the place of the repository's top-level conftest
 (MLflow's on a `sqlite:///` store in the scratch folder), and pytest-mock and dirty-equals, which those
 tests import, come from `uv run --with` for the run only. No model request is
 allowed (pydantic-ai's `ALLOW_MODEL_REQUESTS = False`; DSPy's tests use DummyLM;
-MLflow's judges run on the tests' own fakes of the judge model, and no API key is set).
+MLflow's judges run on the tests' own fakes of the judge model, and no API key is set;
+Inspect's model-graded tests use `mockllm/model`).
 
 It prints the tally: calls, agreements, disagreements explained by a documented
 rule (each rule with its count), real disagreements (each listed by the plugin),
@@ -84,6 +87,18 @@ class Harness(NamedTuple):
     conftest_at: str = "tests/conftest.py"  # the conftest it stands in for
 
 
+INSPECT = [
+    "scorer/test_match.py",
+    "scorer/test_pattern.py",
+    "scorer/test_answer.py",
+    "scorer/test_choice.py",
+    "scorer/test_classification.py",
+    "scorer/test_scorer.py",
+    "scorer/test_model_graded.py",
+    "scorer/test_math.py",
+]
+"""The files of Inspect AI's tests/scorer that await a scorer on a TaskState and a Target."""
+
 HARNESSES = {
     "pydantic-evals": Harness(
         "pydantic_evals_shadow",
@@ -106,6 +121,13 @@ HARNESSES = {
         MLFLOW,
         "mlflow_tests_conftest.py",
         "tests/genai/conftest.py",
+    ),
+    "inspect": Harness(
+        "inspect_shadow",
+        ["tests/test_helpers", "tests/scorer"],
+        "tests",
+        INSPECT,
+        "inspect_tests_conftest.py",
     ),
 }
 
