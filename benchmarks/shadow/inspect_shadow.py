@@ -81,6 +81,7 @@ def _label(target: Target) -> Any:
     return answers[0] if isinstance(answers, list) and len(answers) == 1 else answers
 
 
+EMPTY_TARGET_RULE = 'an empty target (Inspect\'s default "") means no label: the sample is unscored'
 EPOCH_RULE = (
     "an epoch below 1 is a ScorerContractError (Inspect counts epochs from 1; the tests' helper state has epoch 0); "
     "asked with the epoch left out, scorebridge gives Inspect's verdict"
@@ -105,10 +106,13 @@ async def _repeat(inner: Any, state: Any, target: Any, native: Verdict) -> None:
         made = from_inspect(inner)
         item = _item(state)
         ours = await _ask(made, item, state.output, _label(target))
+        again = ours
         if ours != native and ours == ("raises", "ScorerContractError") and state.epoch < 1:
             item.pop("epoch")
-            if await _ask(made, item, state.output, _label(target)) == native:
-                rule = EPOCH_RULE
+            again = await _ask(made, item, state.output, _label(target))
+            rule = EPOCH_RULE if again == native else None
+        if ours != native and again == ("none",) and not "".join(target.target).strip():
+            rule = EMPTY_TARGET_RULE
     finally:
         _INSIDE.reset(token)
     record: dict[str, Any] = {"scorer": name, "native": repr(native), "scorebridge": repr(ours)}
