@@ -81,6 +81,10 @@ def _label(target: Target) -> Any:
     return answers[0] if isinstance(answers, list) and len(answers) == 1 else answers
 
 
+CHOICES_RULE = (
+    "an item's choices reach the state marked from the output as the multiple_choice() solver marks them; marks "
+    "and a shuffle the test set on the state by hand are not the item's"
+)
 EMPTY_TARGET_RULE = 'an empty target (Inspect\'s default "") means no label: the sample is unscored'
 EPOCH_RULE = (
     "an epoch below 1 is a ScorerContractError (Inspect counts epochs from 1; the tests' helper state has epoch 0); "
@@ -113,6 +117,8 @@ async def _repeat(inner: Any, state: Any, target: Any, native: Verdict) -> None:
             rule = EPOCH_RULE if again == native else None
         if ours != native and again == ("none",) and not "".join(target.target).strip():
             rule = EMPTY_TARGET_RULE
+        elif ours != native and rule is None and state.choices and any(c.correct is not None for c in state.choices):
+            rule = CHOICES_RULE
     finally:
         _INSIDE.reset(token)
     record: dict[str, Any] = {"scorer": name, "native": repr(native), "scorebridge": repr(ours)}
