@@ -99,10 +99,12 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
             terminalreporter.write_line(f"{r['result'].upper()}: {r}")
 
 
-def shadowed_run(plugin: str, test_file: Path, env: dict[str, str] | None = None) -> list[dict[str, Any]]:
-    """The records (and the summary, last) of `test_file` run in a pytest of its own with the shadow `plugin`
-    loaded; AssertionError with pytest's output when a test fails (the shadow must break no test)."""
-    folder = test_file.parent
+def shadowed_run(plugin: str, tests: str, folder: Path, env: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """The records (and the summary, last) of the test module `tests` (its text), written in `folder` and run
+    in a pytest of its own with the shadow `plugin` loaded; AssertionError with pytest's output when a test
+    fails (the shadow must break no test)."""
+    test_file = folder / "test_calls.py"
+    test_file.write_text(tests, encoding="utf-8")
     out = folder / "tally.jsonl"
     here = str(Path(__file__).resolve().parent)
     run_env = {**os.environ, "PYTHONPATH": os.pathsep.join([here, os.environ.get("PYTHONPATH", "")])}

@@ -8,18 +8,14 @@ nothing, or called a disagreement an agreement, fails here.
 
 from __future__ import annotations
 
-import importlib.util
+import runpy
 import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-SHADOW = Path(__file__).resolve().parents[3] / "benchmarks" / "shadow"
-_SPEC = importlib.util.spec_from_file_location("shadow_tally", SHADOW / "shadow_tally.py")
-assert _SPEC is not None and _SPEC.loader is not None
-_TALLY = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(_TALLY)
+SHADOWED_RUN = runpy.run_path(str(Path(__file__).parents[3] / "benchmarks/shadow/shadow_tally.py"))["shadowed_run"]
 
 CALLS = """
 from mlflow.genai.scorers import RegexMatch, scorer
@@ -61,11 +57,10 @@ def test_a_scorer_that_reads_the_trace():
 @pytest.fixture(scope="module")
 def tally(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
     """The shadow's records (and summary, last) for the tests above, run in a pytest of their own."""
-    test_file = tmp_path_factory.mktemp("shadowed") / "test_calls.py"
-    test_file.write_text(textwrap.dedent(CALLS), encoding="utf-8")
-    return _TALLY.shadowed_run(
-        "mlflow_shadow", test_file, {"MLFLOW_DISABLE_TELEMETRY": "true", "MLFLOW_TRACKING_URI": ""}
-    )  # the shadow breaks no test
+    folder = tmp_path_factory.mktemp("shadowed")
+    return SHADOWED_RUN(
+        "mlflow_shadow", textwrap.dedent(CALLS), folder, {"MLFLOW_DISABLE_TELEMETRY": "true", "MLFLOW_TRACKING_URI": ""}
+    )  # type: ignore[no-any-return]
 
 
 def _results(tally: list[dict[str, Any]], scorer: str) -> list[str]:

@@ -8,18 +8,14 @@ are known, so a shadow that counted nothing, or called a disagreement an agreeme
 
 from __future__ import annotations
 
-import importlib.util
+import runpy
 import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-SHADOW = Path(__file__).resolve().parents[3] / "benchmarks" / "shadow"
-_SPEC = importlib.util.spec_from_file_location("shadow_tally", SHADOW / "shadow_tally.py")
-assert _SPEC is not None and _SPEC.loader is not None
-_TALLY = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(_TALLY)
+SHADOWED_RUN = runpy.run_path(str(Path(__file__).parents[3] / "benchmarks/shadow/shadow_tally.py"))["shadowed_run"]
 
 CALLS = """
 from pydantic_evals.evaluators import EqualsExpected, EvaluatorContext, MaxDuration, ToolCorrectness
@@ -50,9 +46,8 @@ def test_tool_correctness_on_an_unlabelled_row():
 @pytest.fixture(scope="module")
 def tally(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
     """The shadow's records (and summary, last) for the three tests above, run in a pytest of their own."""
-    test_file = tmp_path_factory.mktemp("shadowed") / "test_calls.py"
-    test_file.write_text(textwrap.dedent(CALLS), encoding="utf-8")
-    return _TALLY.shadowed_run("pydantic_evals_shadow", test_file)  # the shadow breaks no test
+    folder = tmp_path_factory.mktemp("shadowed")
+    return SHADOWED_RUN("pydantic_evals_shadow", textwrap.dedent(CALLS), folder)  # type: ignore[no-any-return]
 
 
 def test_every_evaluator_call_is_repeated_and_agreements_are_counted(tally: list[dict[str, Any]]) -> None:
