@@ -151,8 +151,7 @@ def _repeat(
     made = from_mlflow(scorer)
     low, high = made.fn.scale.low, made.fn.scale.high
     native = _native_verdict(scorer, raised, raw, low, high)
-    expectations = row["expectations"]
-    label = None if expectations is None else expectations
+    label = row["expectations"]  # a mapping is handed over as the expectations themselves; None is no label
     token = _INSIDE.set(True)
     try:
         try:
