@@ -3,17 +3,26 @@
     uv run --with pytest-mock --with dirty-equals python benchmarks/shadow/run.py pydantic-evals \\
         --checkout PATH/TO/pydantic-ai [--ref REF] [--native] [--out tally.jsonl]
     uv run python benchmarks/shadow/run.py dspy --checkout PATH/TO/dspy [--native]
+    uv run python benchmarks/shadow/run.py mlflow --checkout PATH/TO/mlflow-tests [--native]
+    uv run python benchmarks/shadow/run.py inspect --checkout PATH/TO/inspect_ai [--native]
 
 `--checkout` is a clone of the harness's repository (github.com/pydantic/pydantic-ai,
-github.com/stanfordnlp/dspy; a work tree or a bare git directory). Its test
+github.com/stanfordnlp/dspy, github.com/UKGovernmentBEIS/inspect_ai; a work tree or a bare git directory), or a plain
+folder holding the test files at their paths in the repository (MLflow's
+repository is too large to clone for a handful of files: a folder with
+`tests/genai/scorers/test_scorer.py` and the others is enough). A clone's test
 files at `--ref` (default HEAD; the tag of the installed release where the clone
-has it) are copied into a scratch folder under the system's temporary directory
+has it), or the folder's files, are copied into a scratch folder under the system's temporary directory
 and run from there against the harness installed here, one process, with the
-shadow plugin loaded (`pydantic_evals_shadow`, `dspy_shadow`). For pydantic-evals,
-our own stand-in (`pydantic_ai_tests_conftest.py`) takes the place of
-pydantic-ai's top-level conftest, and pytest-mock and dirty-equals, which those
+shadow plugin loaded (`pydantic_evals_shadow`, `dspy_shadow`, `mlflow_shadow`,
+`inspect_shadow`). For pydantic-evals, MLflow and Inspect, our own stand-in
+(`pydantic_ai_tests_conftest.py`, `mlflow_tests_conftest.py`, `inspect_tests_conftest.py`)
+takes the place of the repository's top-level conftest
+(MLflow's on a `sqlite:///` store in the scratch folder), and pytest-mock and dirty-equals, which those
 tests import, come from `uv run --with` for the run only. No model request is
-allowed (pydantic-ai's `ALLOW_MODEL_REQUESTS = False`; DSPy's tests use DummyLM).
+allowed (pydantic-ai's `ALLOW_MODEL_REQUESTS = False`; DSPy's tests use DummyLM;
+MLflow's judges run on the tests' own fakes of the judge model, and no API key is set;
+Inspect's model-graded tests use `mockllm/model`).
 
 It prints the tally: calls, agreements, disagreements explained by a documented
 rule (each rule with its count), real disagreements (each listed by the plugin),
@@ -65,6 +74,8 @@ DSPY = [
     "teleprompt/test_gepa.py",
 ]
 """The files of DSPy's tests that call a metric through Evaluate, an optimizer or directly."""
+MLFLOW = ["genai/scorers/test_scorer.py", "genai/scorers/test_builtin_scorers.py"]
+"""The files of MLflow's tests/genai/scorers that call a scorer and import on the installed MLflow."""
 
 
 class Harness(NamedTuple):
@@ -72,8 +83,21 @@ class Harness(NamedTuple):
     copied: list[str]  # the paths of the repository copied to the scratch folder
     tests: str  # the folder the test files are in
     files: list[str]
-    conftest: str | None  # our stand-in for the repository's top-level conftest
+    conftest: str | None  # our stand-in for the repository's conftest
+    conftest_at: str = "tests/conftest.py"  # the conftest it stands in for
 
+
+INSPECT = [
+    "scorer/test_match.py",
+    "scorer/test_pattern.py",
+    "scorer/test_answer.py",
+    "scorer/test_choice.py",
+    "scorer/test_classification.py",
+    "scorer/test_scorer.py",
+    "scorer/test_model_graded.py",
+    "scorer/test_math.py",
+]
+"""The files of Inspect AI's tests/scorer that await a scorer on a TaskState and a Target."""
 
 HARNESSES = {
     "pydantic-evals": Harness(
@@ -90,6 +114,21 @@ HARNESSES = {
         DSPY,
         None,
     ),
+    "mlflow": Harness(
+        "mlflow_shadow",
+        [f"tests/{f}" for f in MLFLOW],
+        "tests",
+        MLFLOW,
+        "mlflow_tests_conftest.py",
+        "tests/genai/conftest.py",
+    ),
+    "inspect": Harness(
+        "inspect_shadow",
+        ["tests/test_helpers", "tests/scorer"],
+        "tests",
+        INSPECT,
+        "inspect_tests_conftest.py",
+    ),
 }
 
 
@@ -99,16 +138,23 @@ def git_dir(checkout: Path) -> Path:
 
 
 def scratch_copy(harness: Harness, checkout: Path, ref: str, into: Path) -> Path:
-    """The harness's test paths at `ref` in `into`, with our conftest where it has one; the tests' folder."""
-    archive = subprocess.run(
-        ["git", "--git-dir", str(git_dir(checkout)), "archive", "--format=tar", ref, *harness.copied],
-        check=True,
-        capture_output=True,
-    ).stdout
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(into, filter="data")
+    """The harness's test paths at `ref` (or as they are in a folder that is no clone) in `into`, with our
+    conftest where it has one; the tests' folder."""
+    if not (git_dir(checkout) / "HEAD").exists():  # a plain folder of the repository's files
+        for path in harness.copied:
+            (into / path).parent.mkdir(parents=True, exist_ok=True)
+            copy = shutil.copytree if (checkout / path).is_dir() else shutil.copy
+            copy(checkout / path, into / path)
+    else:
+        archive = subprocess.run(
+            ["git", "--git-dir", str(git_dir(checkout)), "archive", "--format=tar", ref, *harness.copied],
+            check=True,
+            capture_output=True,
+        ).stdout
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(into, filter="data")
     if harness.conftest is not None:
-        shutil.copy(HERE / harness.conftest, into / "tests" / "conftest.py")
+        shutil.copy(HERE / harness.conftest, into / harness.conftest_at)
     return into / harness.tests
 
 

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import threading
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -94,3 +97,27 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     for r in RECORDS:
         if r["result"] in ("real", "shadow error"):
             terminalreporter.write_line(f"{r['result'].upper()}: {r}")
+
+
+def shadowed_run(plugin: str, tests: str, folder: Path, env: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """The records (and the summary, last) of the test module `tests` (its text), written in `folder` and run
+    in a pytest of its own with the shadow `plugin` loaded; AssertionError with pytest's output when a test
+    fails (the shadow must break no test)."""
+    test_file = folder / "test_calls.py"
+    test_file.write_text(tests, encoding="utf-8")
+    out = folder / "tally.jsonl"
+    here = str(Path(__file__).resolve().parent)
+    run_env = {**os.environ, "PYTHONPATH": os.pathsep.join([here, os.environ.get("PYTHONPATH", "")])}
+    run_env.update(env or {}, SCOREBRIDGE_SHADOW_OUT=str(out))
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", plugin]
+    done = subprocess.run(
+        [*command, "-c", os.devnull, "--rootdir", str(folder), str(test_file)],
+        cwd=folder,
+        env=run_env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    return [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]

@@ -8,17 +8,14 @@ are known, so a shadow that counted nothing, or called a disagreement an agreeme
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
+import runpy
 import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-SHADOW = Path(__file__).resolve().parents[3] / "benchmarks" / "shadow"
+SHADOWED_RUN = runpy.run_path(str(Path(__file__).parents[3] / "benchmarks/shadow/shadow_tally.py"))["shadowed_run"]
 
 CALLS = """
 from pydantic_evals.evaluators import EqualsExpected, EvaluatorContext, MaxDuration, ToolCorrectness
@@ -50,21 +47,7 @@ def test_tool_correctness_on_an_unlabelled_row():
 def tally(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
     """The shadow's records (and summary, last) for the three tests above, run in a pytest of their own."""
     folder = tmp_path_factory.mktemp("shadowed")
-    (folder / "test_calls.py").write_text(textwrap.dedent(CALLS), encoding="utf-8")
-    out = folder / "tally.jsonl"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SHADOW), os.environ.get("PYTHONPATH", "")])}
-    env["SCOREBRIDGE_SHADOW_OUT"] = str(out)
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "pydantic_evals_shadow"]
-    done = subprocess.run(
-        [*command, "-c", os.devnull, "--rootdir", str(folder), str(folder / "test_calls.py")],
-        cwd=folder,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]  # the shadow breaks no test
-    return [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    return SHADOWED_RUN("pydantic_evals_shadow", textwrap.dedent(CALLS), folder)  # type: ignore[no-any-return]
 
 
 def test_every_evaluator_call_is_repeated_and_agreements_are_counted(tally: list[dict[str, Any]]) -> None:
