@@ -85,6 +85,10 @@ CHOICES_RULE = (
     "an item's choices reach the state marked from the output as the multiple_choice() solver marks them; marks "
     "and a shuffle the test set on the state by hand are not the item's"
 )
+STATEFUL_RULE = (
+    "the scorer answers differently each time it is asked (a test fake that counts its calls, or a mock model with "
+    "one reply): asked natively once more, it no longer gives its first verdict, so no repeat can agree"
+)
 EMPTY_TARGET_RULE = 'an empty target (Inspect\'s default "") means no label: the sample is unscored'
 EPOCH_RULE = (
     "an epoch below 1 is a ScorerContractError (Inspect counts epochs from 1; the tests' helper state has epoch 0); "
@@ -119,6 +123,8 @@ async def _repeat(inner: Any, state: Any, target: Any, native: Verdict) -> None:
             rule = EMPTY_TARGET_RULE
         elif ours != native and rule is None and state.choices and any(c.correct is not None for c in state.choices):
             rule = CHOICES_RULE
+        if ours != native and rule is None and await _native_again(inner, state, target) != native:
+            rule = STATEFUL_RULE
     finally:
         _INSIDE.reset(token)
     record: dict[str, Any] = {"scorer": name, "native": repr(native), "scorebridge": repr(ours)}
@@ -128,6 +134,14 @@ async def _repeat(inner: Any, state: Any, target: Any, native: Verdict) -> None:
     if ours != native and rule is None:
         record["row"] = repr({"input": state.input, "output": state.output.completion, "target": target.target})[:300]
     shadow_tally.add(record)
+
+
+async def _native_again(inner: Any, state: Any, target: Any) -> Verdict:
+    """The scorer's verdict asked natively once more on the same state and target (not shadowed: `_INSIDE`)."""
+    try:
+        return _native_verdict(None, await inner(state, target))
+    except Exception as exc:
+        return _native_verdict(exc, None)
 
 
 def _name(inner: Any) -> str:
