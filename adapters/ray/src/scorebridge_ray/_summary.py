@@ -160,7 +160,9 @@ def _blocks(ds: Dataset, tally: Any) -> Any:
     """The tallies of the blocks of `ds`, as they stream in (pyarrow Tables)."""
     # Ray's own aggregate() would add the tallies in a hash shuffle of its own, which costs seconds even for a
     # few rows (docs/ray.md); the tallies are few, so they are added on the driver, as they stream in.
-    tallies = ds.map_batches(tally, batch_format="pyarrow", batch_size=None, zero_copy_batch=True)
+    # A tally reserves no CPU (num_cpus=0): it only adds columns up, and behind a scoring pool that holds every
+    # CPU (summarize(score_dataset(ds)) streams) a task waiting for one would wait for ever.
+    tallies = ds.map_batches(tally, batch_format="pyarrow", batch_size=None, zero_copy_batch=True, num_cpus=0)
     return tallies.iter_batches(batch_format="pyarrow", batch_size=None)
 
 
