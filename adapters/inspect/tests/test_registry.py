@@ -91,10 +91,8 @@ _REPLIES = {
 }
 
 
-def test_inspect_score_cli_rescores_a_log_with_a_scorebridge_scorer(
-    tmp_path: Path, make_output: Callable[..., ModelOutput]
-) -> None:
-    samples = [Sample(id=k, input=k, target=target) for k, (target, _, _) in _REPLIES.items()]
+def _logged(samples: list[Sample], make_output: Callable[..., ModelOutput], tmp_path: Path) -> Any:
+    """The log of an Inspect eval of `samples` on mockllm replying as `_REPLIES` says, scored with match()."""
 
     def reply(messages: Any, *args: Any) -> ModelOutput:
         return make_output(_REPLIES[messages[-1].text][1])
@@ -106,6 +104,15 @@ def test_inspect_score_cli_rescores_a_log_with_a_scorebridge_scorer(
         log_dir=str(tmp_path),
         display="none",
     )
+    return log
+
+
+def test_inspect_score_cli_rescores_a_log_with_a_scorebridge_scorer(
+    tmp_path: Path, make_output: Callable[..., ModelOutput]
+) -> None:
+    samples = [Sample(id=k, input=k, target=target) for k, (target, _, _) in _REPLIES.items()]
+
+    log = _logged(samples, make_output, tmp_path)
     assert log.status == "success"
     rescored = tmp_path / "rescored.eval"
     inspect_cli = Path(sys.executable).parent / "inspect"
@@ -144,16 +151,7 @@ def test_inspect_score_cli_records_a_raising_row_wrong_with_kind_error_under_on_
 ) -> None:
     samples = [Sample(id=k, input=k, target=target) for k, (target, _, _) in _REPLIES.items() if k != "d"]
 
-    def reply(messages: Any, *args: Any) -> ModelOutput:
-        return make_output(_REPLIES[messages[-1].text][1])
-
-    [log] = eval(
-        Task(dataset=samples, solver=generate(), scorer=match()),
-        model="mockllm/model",
-        model_args={"custom_outputs": reply},
-        log_dir=str(tmp_path),
-        display="none",
-    )
+    log = _logged(samples, make_output, tmp_path)
     (tmp_path / "picky.py").write_text(_RAISING, encoding="utf-8")
     rescored = tmp_path / "rescored.eval"
     inspect_cli = Path(sys.executable).parent / "inspect"
