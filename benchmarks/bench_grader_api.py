@@ -10,11 +10,18 @@ Each path runs `model_graded_qa` with `timeout=5` (a reply takes 150 ms; the
 default 30 s would let each held call cost 30 s) and scorebridge's default
 retries, 32 rows at a time:
 
-- `score_many`, the grader the openai SDK with its defaults (2 retries of its own);
-- `score_many`, the grader `dspy_grader(dspy.LM(api_base=...))` (DSPy's 3 retries; its disk cache off);
+- `score_many`, the grader `scorebridge.openai_grader` over an `openai.OpenAI`
+  at its defaults (the grader turns its 2 retries off: scorebridge retries);
+- `score_many`, the grader `dspy_grader(dspy.LM(api_base=...))` at DSPy's
+  defaults but its disk cache (the grader turns DSPy's 3 retries off);
 - `benchmark(..., concurrency=32)` with the openai SDK grader and an instant arm;
-- `to_trl` reward batches of 64 completions, one after another, as a trainer calls them;
+- `to_trl` reward batches of 64 completions, one after another, as a trainer
+  calls them, with either grader;
 - `to_trl` and `score_many` again with `rate=38` (just under the server's limit: few 429s to wait out);
+- `to_trl` with a user's own function over an `openai.OpenAI` at its
+  defaults: the SDK's own retries wait out 429s that scorebridge never sees,
+  so its pacing learns nothing from them (a measured limit: hand the client
+  to `openai_grader`, or give `rate=`);
 - a rerun of `score_many` with `cache=`: no request, the same summary;
 - the anchor: Inspect AI's own `model_graded_qa` in an `eval()` of the 900
   labelled rows, 32 samples at a time, its grader Inspect's OpenAI provider
@@ -62,9 +69,18 @@ INSPECT = "Inspect AI's own model_graded_qa"
 
 
 def openai_grader(url: str) -> Callable[[str], str]:
+    """`scorebridge.openai_grader` over an `openai.OpenAI` at its defaults (it turns the SDK's 2 retries off)."""
     import openai
 
-    client = openai.OpenAI(base_url=url, api_key="bench-key", max_retries=2)  # the SDK's default, said aloud
+    return sb.openai_grader(openai.OpenAI(base_url=url, api_key="bench-key"), model="grader")
+
+
+def own_openai_grader(url: str) -> Callable[[str], str]:
+    """A user's own function over an `openai.OpenAI` at its defaults: the SDK retries each 429 and 500 twice
+    itself, unseen by scorebridge's pacing."""
+    import openai
+
+    client = openai.OpenAI(base_url=url, api_key="bench-key")
 
     def ask(prompt: str) -> str:
         reply = client.chat.completions.create(model="grader", messages=[{"role": "user", "content": prompt}])
@@ -181,7 +197,9 @@ def main() -> None:
         ("score_many, dspy_grader", dspy_grader_of, by_score_many, {}),
         ("benchmark(), openai SDK", openai_grader, by_benchmark, {}),
         ("to_trl batches of 64, openai SDK", openai_grader, by_trl, {}),
+        ("to_trl batches of 64, dspy_grader", dspy_grader_of, by_trl, {}),
         ("to_trl batches of 64, rate=38", openai_grader, by_trl, {"rate": 38}),
+        ("to_trl batches of 64, own openai fn", own_openai_grader, by_trl, {}),
         ("score_many, openai SDK, rate=38", openai_grader, by_score_many, {"rate": 38}),
         (INSPECT, inspect_model, by_inspect_own, {}),
     ]

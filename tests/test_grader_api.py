@@ -30,7 +30,7 @@ import pytest
 from grader_server import GraderServer, connections, grade
 
 import scorebridge as sb
-from scorebridge._scorers.grader_calls import Pacer, retry_after, transient
+from scorebridge._scorers.grader_calls import Pacer, pacer_of, retry_after, transient
 from scorebridge.kit import GRADER_FAILED, grader_deadline
 from scorebridge.testing import FakeGrader
 
@@ -195,7 +195,8 @@ def test_retry_after_is_waited_for_before_the_next_call() -> None:
 
 
 class HangsOnRome:
-    """A grader that answers at once, except its first request about Rome, which hangs until released."""
+    """A grader that answers at once, except its first request about Rome, which hangs until released
+    (and those `fails` says, which are answered 500)."""
 
     def __init__(self) -> None:
         self.release = threading.Event()
@@ -209,11 +210,16 @@ class HangsOnRome:
             self.rome += 1
             return self.rome == 1
 
+    def fails(self, prompt: str) -> bool:
+        return False
+
 
 def sync_grader(hung: HangsOnRome) -> Callable[[str], str]:
     def grader(prompt: str) -> str:
         if hung.hangs(prompt):
             hung.release.wait(30)
+        if hung.fails(prompt):
+            raise _status_error(openai.InternalServerError, 500)
         return "GRADE: C"
 
     return grader
@@ -225,6 +231,8 @@ def async_grader(hung: HangsOnRome) -> Callable[[str], Any]:
     async def grader(prompt: str) -> str:
         if hung.hangs(prompt):
             await asyncio.sleep(30)
+        if hung.fails(prompt):
+            raise _status_error(openai.InternalServerError, 500)
         return "GRADE: C"
 
     return grader
@@ -245,12 +253,31 @@ def graded_rome(scorer: sb.Scorer, hung: HangsOnRome, *, warm: bool) -> tuple[sb
 
 
 @pytest.mark.parametrize("make", [sync_grader, async_grader], ids=["sync", "async"])
-def test_a_hung_request_of_a_fast_grader_is_hedged_within_about_a_second(make: Callable[..., Any]) -> None:
+def test_a_hung_request_of_a_fast_grader_is_hedged_within_about_half_a_second(make: Callable[..., Any]) -> None:
     # Before, a hung request cost its row the whole timeout; reward batches run one after another, so each
     # hang added its timeout to the wall time (2.3x the rate-limit ideal in bench_grader_api.py's to_trl path).
     hung = HangsOnRome()
     score, elapsed = graded_rome(sb.model_graded_qa(make(hung), timeout=20, retry=QUICK), hung, warm=True)
-    assert (score.correct, hung.rome) == (True, 2) and 1.0 <= elapsed < 5.0  # the hedge's reply, not the 20 s
+    assert (score.correct, hung.rome) == (True, 2) and 0.5 <= elapsed < 5.0  # the hedge's reply, not the 20 s
+
+
+class HedgeFailsOnRome(HangsOnRome):
+    """As HangsOnRome, and the second request about Rome (the hedge) is answered 500."""
+
+    def fails(self, prompt: str) -> bool:
+        with self.lock:
+            return "Rome" in prompt and self.rome == 2
+
+
+@pytest.mark.parametrize("make", [sync_grader, async_grader], ids=["sync", "async"])
+def test_a_failed_hedge_of_a_hung_request_is_retried_without_waiting_out_the_timeout(
+    make: Callable[..., Any],
+) -> None:
+    # Before, a hedge answered 500 left its row waiting on the hung first request until the timeout: a
+    # reward batch of 6.4 s against 2 s for the rest in bench_grader_api.py's to_trl path.
+    hung = HedgeFailsOnRome()
+    score, elapsed = graded_rome(sb.model_graded_qa(make(hung), timeout=20, retry=QUICK), hung, warm=True)
+    assert (score.correct, hung.rome) == (True, 3) and elapsed < 5.0  # the hedge's 500, then a retry
 
 
 def test_no_request_is_hedged_before_the_grader_has_shown_its_pace() -> None:
@@ -328,6 +355,48 @@ def test_a_429_halves_the_calls_at_once_and_successes_bring_them_back() -> None:
     for b in began[2:]:
         pacer.release(b, "ok")
     assert 5 < pacer.limit < 6  # 1/limit per success
+
+
+def _paced(monkeypatch: pytest.MonkeyPatch, starts: list[float], limited: set[float]) -> float | None:
+    """A Pacer's pace after calls started at `starts` (on a clock of the test's), those at `limited` 429s."""
+    clock = [0.0]
+    monkeypatch.setattr(time, "monotonic", lambda: clock[0])
+    pacer = Pacer()
+    for at in starts:
+        clock[0] = at
+        pacer.release(pacer.acquire(None), "limited" if at in limited else "ok")
+    return pacer.pace
+
+
+def test_the_pace_is_the_calls_accepted_between_two_429s_over_the_time_between(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    starts = [i / 50 for i in range(101)]  # 50 a second for 2 s, the first and the last answered 429
+    pace = _paced(monkeypatch, starts, {starts[0], starts[-1]})
+    assert pace == pytest.approx(0.95 * 99 / 2.0)  # the 99 accepted between, over 2 s, and a margin of 5%
+
+
+def test_no_pace_is_learned_across_a_pause_in_the_calls(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the API's allowance fills up during a pause (a reward batch's tail), so the calls accepted after it
+    # say more than its rate: none is learned
+    starts = [i / 50 for i in range(101) if not 45 <= i < 60]  # no call for 0.3 s of the 2
+    assert _paced(monkeypatch, starts, {starts[0], starts[-1]}) is None
+
+
+def test_a_graders_rate_is_learned_from_its_429s_and_later_calls_keep_under_it() -> None:
+    # Before, only the calls at once adapted: each reward batch met the rate limit anew, and each 429 cost
+    # its row the server's Retry-After on the batch's critical path (1.66x the ideal in bench_grader_api.py).
+    rows = 300
+    with GraderServer(delay=0.02, rate=50.0, burst=5, retry_after=0.2, lifetime=60) as server:
+        grader = openai_grader(server.url)
+        scorer = sb.model_graded_qa(grader, retry=QUICK)
+        scorer.score_many(None, [f"a{i}" for i in range(rows)], ["a"] * rows, concurrency=16)
+        learning = server.statuses[429]
+        scorer.score_many(None, [f"b{i}" for i in range(rows)], ["b"] * rows, concurrency=16)
+        later = server.statuses[429] - learning
+    pace = pacer_of(grader).pace
+    assert pace is not None and 40 <= pace <= 52  # 0.95 of the server's 50 a second, growing slowly
+    assert later <= 5 < learning
 
 
 def test_rate_spaces_the_calls_of_every_scorer_of_one_grader() -> None:

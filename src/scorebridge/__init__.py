@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from ._runner.records import BudgetExceeded
     from ._runner.result import BenchmarkResult
     from ._runner.run import abenchmark, benchmark
+    from ._scorers.openai_grader import openai_grader
 
 __all__ = [
     "FAILURE_KINDS",
@@ -58,6 +59,7 @@ __all__ = [
     "grade_value",
     "model_graded_fact",
     "model_graded_qa",
+    "openai_grader",
     "scorer",
 ]
 
@@ -69,6 +71,7 @@ _LAZY = {
     "RunComparison": "._runner.compare",
     "compare": "._runner.compare",
     "compare_scorers": "._runner.compare",
+    "openai_grader": "._scorers.openai_grader",
 }
 
 

@@ -64,6 +64,21 @@ def test_dspys_server_errors_are_retried_to_the_end() -> None:
     assert scores[0].metadata["grader_failed"].startswith("LMServerError: ")  # DSPy's wrapping of it
 
 
+def test_a_dspy_lm_at_its_default_retries_sends_one_request_an_attempt() -> None:
+    # Before, DSPy retried each 500 three times inside one of scorebridge's attempts (4 requests each), with
+    # its own waits, and each 429 it retried was one the grader's pacing never saw.
+    with GraderServer(errors=1.0, lifetime=60) as server:
+        scorer = sb.model_graded_qa(dspy_grader(lm(server.url)), retry=sb.Retry(2, backoff=0.01, max_backoff=0.02))
+        [score] = scorer.score_many(None, OUTPUTS[1:2], LABELS[1:2])
+    assert score.metadata["grader_failed"].startswith("LMServerError: ") and server.statuses[500] == 2
+
+
+def test_a_dspy_grader_leaves_the_users_lm_retrying_as_it_did() -> None:
+    given = lm("http://127.0.0.1:9/v1")
+    dspy_grader(given)
+    assert given.num_retries == 3 and "num_retries" not in given.kwargs
+
+
 def test_the_identity_of_a_dspy_grader_names_its_model_and_settings_but_not_its_key() -> None:
     identity = grader_identity(dspy_grader(lm("http://127.0.0.1:9/v1", temperature=0.0)))
     assert "openai/grader" in identity and '"temperature": 0.0' in identity and "test-key" not in identity

@@ -7,10 +7,11 @@ honours the server's Retry-After, as `Retry` allows; a permanent failure (a
 400, a 401, a refusal, an error of the grader's own code) is not. The calls
 to one grader, from every scorer of this process that uses it, go through one
 `Pacer`: it lets fewer calls run at once after a 429 and more again as calls
-succeed, and spaces them to an optional rate. A call slower than the grader's
+succeed, and spaces them to an optional rate and to the rate it measures
+between 429s. A call slower than the grader's
 usual slowest replies gets a second, identical request alongside it (a
-"hedge"), and the first reply is used, so a hung request costs about a second,
-not its whole timeout. A batch may set a deadline (`grader_deadline`) after
+"hedge"), and the first reply is used, so a hung request costs about half a
+second, not its whole timeout. A batch may set a deadline (`grader_deadline`) after
 which no call starts and a running one is given up.
 """
 
@@ -54,16 +55,16 @@ class Retry:
       the waits between them (a wait that would end past it is not begun:
       the row is recorded as the grader's failure); default 120;
     - `backoff`: the wait before the first retry, doubled before each next
-      one, up to `max_backoff` (default 0.5 and 30 s), each wait drawn at
+      one, up to `max_backoff` (default 0.25 and 30 s), each wait drawn at
       random between half of it and all of it ("jitter", so calls that failed
       together do not come back together);
     - `hedge`: a call with no reply after this many seconds, or after the
       grader's usual slowest replies when that is later (the 95th percentile
       of its last 100 reply times, once it has given 20), gets a second,
       identical request alongside it; the first reply of the two is used and
-      the other request abandoned (default 1 s; None: never). A hedge is no
+      the other request abandoned (default 0.5 s; None: never). A hedge is no
       attempt of its own, and starts only as the grader's pacing lets a call
-      start. A hung request then costs about a second, not the whole
+      start. A hung request then costs about half a second, not the whole
       `timeout`: that matters most where rows run one batch after another
       (a reward batch waits for its slowest row).
 
@@ -86,9 +87,9 @@ class Retry:
         attempts: int = 8,
         *,
         seconds: float = 120.0,
-        backoff: float = 0.5,
+        backoff: float = 0.25,
         max_backoff: float = 30.0,
-        hedge: float | None = 1.0,
+        hedge: float | None = 0.5,
     ) -> None:
         if is_bool(attempts) or not isinstance(attempts, int) or attempts < 1:
             raise ValueError(f"Retry: attempts must be a whole number, at least 1; got {shown(attempts)}")
@@ -336,6 +337,11 @@ class GaveUp(Exception):
 
 _TIMES_KEPT: Final = 100  # the reply times a Pacer keeps: a steady 95th percentile, soon past a slow start
 _TIMES_LEAST: Final = 20  # the replies a grader gives before any call of it is hedged
+_PACE_SPAN: Final = (1.0, 10.0)  # seconds between two 429s a grader's rate is measured over, least and most
+_PACE_GAP: Final = 0.1  # the longest pause in the calls between them, as a share of that time
+_PACE_SHARE: Final = 0.95  # the share of the measured rate calls are then paced to
+_PACE_GROWTH: Final = 0.01  # and the share of it the pace grows by a second, to find a limit that rose
+_PACE_LEAST: Final = 0.5  # requests a second: the slowest pace learned
 
 
 class Pacer:
@@ -346,7 +352,10 @@ class Pacer:
     fewer than 1); 429s of calls that began before that cut do not cut it
     again. Each call that succeeds raises it by 1/limit, so by about one per
     limit's worth of calls. With a `rate`, calls start at most `rate` a
-    second, evenly spaced. It keeps the times of the grader's last replies
+    second, evenly spaced. It also learns a pace from the 429s (`_learn`):
+    calls then start at most that fast too (`pace`), so a grader's rate
+    limit, once met, is kept under rather than met by every batch anew. It
+    keeps the times of the grader's last replies
     (`took`), which say when a call is slow enough to hedge (`slow_after`).
     Thread-safe, and usable from several event loops: sync callers wait on a
     condition, async ones on a future their loop owns.
@@ -361,6 +370,9 @@ class Pacer:
         self._cut_at = -math.inf
         self._waiting: list[tuple[Any, Any]] = []  # (loop, future) of async waiters
         self._took: deque[float] = deque(maxlen=_TIMES_KEPT)
+        self._starts: deque[float] = deque()  # when the calls of the last `_PACE_SPAN[1]` seconds began
+        self._limited: deque[float] = deque()  # and those of them the grader answered with a 429
+        self._learned: tuple[float, float] | None = None  # (requests a second, when learned)
 
     def took(self, seconds: float) -> None:
         """A request of the grader gave its reply in `seconds`."""
@@ -382,17 +394,60 @@ class Pacer:
             with self._lock:
                 self.rate = rate if self.rate is None else min(self.rate, rate)
 
+    @property
+    def pace(self) -> float | None:
+        """The requests a second calls start at most: the lower of `rate` and the pace learned from 429s
+        (which grows by `_PACE_GROWTH` of itself a second since it was learned); None: no limit."""
+        with self._lock:
+            return self._pace(time.monotonic())
+
+    def _pace(self, now: float) -> float | None:
+        if self._learned is None:
+            return self.rate
+        learned, since = self._learned
+        learned *= 1.0 + _PACE_GROWTH * (now - since)
+        return learned if self.rate is None else min(self.rate, learned)
+
     def _admit(self) -> float | None:
         """Under the lock: take a slot and return when the call may start, or None when no slot is free."""
         if self.limit < math.inf and self.running >= max(1, int(self.limit)):
             return None
         self.running += 1
         now = time.monotonic()
-        if self.rate is None:
-            return now
-        start = max(now, self._next_start)
-        self._next_start = start + 1.0 / self.rate
+        pace = self._pace(now)
+        start = now if pace is None else max(now, self._next_start)
+        if pace is not None:
+            self._next_start = start + 1.0 / pace
+        self._starts.append(start)
+        while self._starts[0] < start - _PACE_SPAN[1]:
+            self._starts.popleft()
         return start
+
+    def _learn(self, began: float) -> None:
+        """Under the lock: a call that began at `began` was answered 429. The grader's bucket was empty then
+        and at the 429 before (`_PACE_SPAN` seconds earlier): the calls it accepted between the two are what
+        it refilled, so its rate is those calls over the time between (whatever its burst). A pause in the
+        calls between (longer than `_PACE_GAP` of that time) lets the bucket overflow, and the count says
+        too little: it is not used."""
+        limited = self._limited
+        before = None
+        for at in reversed(limited):
+            if at <= began - _PACE_SPAN[0]:
+                before = at
+                break
+        limited.append(began)
+        while limited[0] < began - _PACE_SPAN[1]:
+            limited.popleft()
+        if before is None:
+            return
+        span = began - before
+        starts = [at for at in self._starts if before < at < began]
+        gaps = [b - a for a, b in zip([before, *starts], [*starts, began], strict=True)]
+        if max(gaps) > _PACE_GAP * span:
+            return
+        accepted = len(starts) - sum(before < at < began for at in limited)
+        if accepted > 0:
+            self._learned = (max(_PACE_LEAST, _PACE_SHARE * accepted / span), time.monotonic())
 
     def acquire(self, deadline: float | None) -> float:
         """Wait for a slot and the call's turn (sync); the time it began. `GaveUp` at `deadline`."""
@@ -458,6 +513,8 @@ class Pacer:
         """A call that began at `began` is over: "ok", "limited" (a 429), another failure, or None (not run)."""
         with self._lock:
             self.running -= 1
+            if outcome == "limited":
+                self._learn(began)
             if outcome == "limited" and began >= self._cut_at:
                 self.limit = max(1.0, min(self.limit, self.running + 1) / 2)
                 self._cut_at = time.monotonic()
@@ -568,8 +625,11 @@ def _called(
 class _Race:
     """A sync call and, once it is slow (`Asker.hedge_due`), its hedge: each on a daemon thread.
 
-    The first reply of the two wins; a failure of one waits for the other,
-    and when both fail the first request's failure is the attempt's. The
+    The first reply of the two wins. A failure of the first request waits
+    for the hedge. A failure of the hedge ends the attempt with it (as
+    `HedgeFailed`), the slow first request abandoned: it is most likely hung,
+    and the row's retry, after its backoff or the server's Retry-After, costs
+    less than waiting out the timeout for it. The
     first request's pacer slot is the caller's (released with the attempt's
     outcome); the hedge's is the race's, released when the hedge fails or the
     race ends, whichever comes first (a hedge admitted after the race ended
@@ -639,12 +699,23 @@ class _Race:
                 if ok is False:
                     if who == _HEDGE:
                         self._settle(transient(value) if isinstance(value, Exception) else "permanent")
-                    if failure is None or who == _FIRST:
+                        if isinstance(value, Exception):
+                            raise HedgeFailed(value) from value
+                    else:
                         failure = value
                 if running == 0 and failure is not None:
                     raise failure
         finally:
             self._settle(None, over=True)
+
+
+class HedgeFailed(Exception):
+    """A call's hedge failed while its first request was still unanswered: the attempt fails with the
+    hedge's failure (`failure`), which says whether and when to try again."""
+
+    def __init__(self, failure: Exception) -> None:
+        super().__init__(str(failure))
+        self.failure = failure
 
 
 def _until(end: float | None, look: float | None) -> float | None:
@@ -704,8 +775,10 @@ async def _arace(asker: Asker, prompt: str, began: float, limit: float | None) -
                 return reply
             for task in done:
                 exc = task.exception()
-                if not isinstance(exc, GaveUp) and (failure is None or task is first):
+                if task is first:
                     failure = exc
+                elif not isinstance(exc, GaveUp) and isinstance(exc, Exception):
+                    raise HedgeFailed(exc) from exc
             if not tasks and failure is not None:
                 raise failure
     finally:
@@ -757,6 +830,7 @@ class _Row:
         """A call that began at `began` raised `exc`: the seconds to wait before the next, or GraderFailed."""
         asker = self.asker
         late = False
+        slot: Failure | None = None  # the outcome the first request's pacer slot is given back with
         if isinstance(exc, TimedOut):
             kind: Failure = "transient"
             late = self.limit is not None and self.end is not None
@@ -766,10 +840,12 @@ class _Row:
                 why = f"the grader gave no reply within {asker.timeout:g} s"
             self.last_why = (why, why)
         else:
+            if isinstance(exc, HedgeFailed):  # the hedge's slot given back with its own failure already
+                exc, slot = exc.failure, "transient"
             kind = transient(exc)
             error = f"{type(exc).__name__}: {exc}"
             self.last_why = (error, f"the grader raised {error}")
-        asker.pacer.release(began, kind)
+        asker.pacer.release(began, slot or kind)
         self.failures += 1
         retry = asker.retry
         if kind == "permanent" or late or self.failures >= retry.attempts:
