@@ -354,7 +354,8 @@ class Pacer:
     limit's worth of calls. With a `rate`, calls start at most `rate` a
     second, evenly spaced. It also learns a pace from the 429s (`_learn`):
     calls then start at most that fast too (`pace`), so a grader's rate
-    limit, once met, is kept under rather than met by every batch anew. It
+    limit, once met, is kept under rather than met by every batch anew; the
+    pace grows slowly from what was learned, and a 429 takes it back. It
     keeps the times of the grader's last replies
     (`took`), which say when a call is slow enough to hedge (`slow_after`).
     Thread-safe, and usable from several event loops: sync callers wait on a
@@ -395,6 +396,12 @@ class Pacer:
                 self.rate = rate if self.rate is None else min(self.rate, rate)
 
     @property
+    def learned(self) -> float | None:
+        """The pace learned from the last 429s, before it grew (requests a second); None: none learned yet."""
+        with self._lock:
+            return None if self._learned is None else self._learned[0]
+
+    @property
     def pace(self) -> float | None:
         """The requests a second calls start at most: the lower of `rate` and the pace learned from 429s
         (which grows by `_PACE_GROWTH` of itself a second since it was learned); None: no limit."""
@@ -428,7 +435,10 @@ class Pacer:
         and at the 429 before (`_PACE_SPAN` seconds earlier): the calls it accepted between the two are what
         it refilled, so its rate is those calls over the time between (whatever its burst). A pause in the
         calls between (longer than `_PACE_GAP` of that time) lets the bucket overflow, and the count says
-        too little: it is not used."""
+        too little: it is not used. A pace already learned stops growing there, back to what was learned: the
+        growth has met the limit, and each 429 costs its row the server's Retry-After."""
+        if self._learned is not None:
+            self._learned = (self._learned[0], time.monotonic())
         limited = self._limited
         before = None
         for at in reversed(limited):
