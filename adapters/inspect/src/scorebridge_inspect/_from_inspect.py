@@ -18,12 +18,12 @@ from inspect_ai.model import (
     ModelOutput,
     get_model,
 )
-from inspect_ai.scorer import NOANSWER, Score, Scorer, Target
+from inspect_ai.scorer import Score, Scorer, Target
 from inspect_ai.solver import TaskState
 from inspect_ai.util import registry_info
 
 import scorebridge as sb
-from scorebridge import FAILURE_KINDS, FailureKind, ScorerContractError, grade_value
+from scorebridge import ScorerContractError
 from scorebridge.kit import (
     Ask,
     accepted_answers,
@@ -41,7 +41,7 @@ from scorebridge.kit import (
 
 from ._compat import ACTIVE_MODEL, mark_choices, scorer_params
 from ._native import NATIVE, origin
-from ._reasons import FAILURE_KIND, INSPECT_REASON, kept_reason, kind_for
+from ._score import read_score
 
 __all__ = ["InspectCall", "from_inspect"]
 
@@ -167,72 +167,27 @@ def _several(answers: tuple[str, ...]) -> bool:
     return False
 
 
-def _number(value: Any) -> float | None:
-    if isinstance(value, str) and value == NOANSWER:
-        return None
-    # dsprrr's grade mapping: C/I/P and the words, numbers, bools; NaN -> None; else None and a warning
-    return grade_value(value)
-
-
-def _is_numeric(value: Any) -> bool:
-    """A number, or a string that reads as one ("0.75"): the values `threshold` decides for.
-
-    Not a bool, and not a grade word: "C", "I", "P", "correct", ... keep their meaning.
-    """
-    if is_number(value):
-        return True
-    if isinstance(value, str):
-        try:
-            float(value)
-        except ValueError:
-            return False
-        return True
-    return False
-
-
 def _read_score(name: str, result: Score | None, threshold: float, asked: Ask) -> sb.Score:
     """The recorded scorebridge Score of what the Inspect scorer returned about `asked`.
 
     The recording rules apply (`verdict`: a wrong about an output pre-sorting
     rejected keeps the rejection's kind); the checks of `record` are not needed but
-    for a finite value: Inspect's Score has validated answer, explanation and metadata.
+    for a finite value (`read_score`): Inspect's Score has validated answer, explanation and metadata.
     """
     if result is None:
         return verdict(name, asked, None, explanation="the Inspect scorer gave no Score")
     if not isinstance(result, Score):
         raise ScorerContractError(f"{name}: the Inspect scorer returned {type(result).__name__}, not a Score")
-    value = _number(result.value)
-    if value is not None and not math.isfinite(value):
-        raise ScorerContractError(f"{name}: value must be a finite number; got {result.value!r:.80}")
-    metadata = dict(result.metadata) if result.metadata else {}
-    kind: FailureKind | None
-    if FAILURE_KIND in metadata and (metadata[FAILURE_KIND] is None or metadata[FAILURE_KIND] in FAILURE_KINDS):
-        # written by to_inspect: the kind and correctness exactly as the scorebridge scorer recorded them
-        kind = metadata.pop(FAILURE_KIND)
-        correct = None if value is None else kind is None
-    else:
-        # the threshold decides for numbers only; a grade word or a bool is correct when worth 1 (C, pass, True)
-        passed = value is not None and value >= (threshold if _is_numeric(result.value) else 1.0)
-        kind = None if passed else kind_for(result.reason)
-        if value is None and (result.value != NOANSWER or kind == "error"):
-            # NaN is Inspect's "unscored" and stays so, whatever its reason (kept below); so does
-            # an N that the instrument caused (grader_failed, scoring_failed). An N whose reason
-            # says the model failed (no_response, refusal) is wrong for that reason (the recording rules),
-            # and Inspect's own metrics count it 0.
-            kind = None
-        correct = None if value is None else passed
-    reason = kept_reason(result.reason, kind)
-    if reason is not None:
-        metadata[INSPECT_REASON] = reason
+    read = read_score(name, result, threshold)
     return verdict(
         name,
         asked,
-        correct,
-        value=value,
+        read.correct,
+        value=read.value,
         outcome=result.answer,
         explanation=result.explanation,
-        metadata=metadata,
-        failure_kind=kind,
+        metadata=read.metadata,
+        failure_kind=read.kind,
     )
 
 
