@@ -40,7 +40,7 @@ from .._runner.groups import GroupedSummaries, group_key, group_name, parse_grou
 from .._runner.progress import Progress, count_rows, progress_mode
 from .._runner.scored import LINE, score_columns, scorer_columns, unique_names
 from .._runner.summary import Summaries, Summary, grader_failed
-from .._scorers.grader_cache import cache_lines
+from .._scorers.grader_cache import cache_lines, cache_of
 from .compare import check_report
 from .load import Maker, describe, load_for_workers, load_scorers
 from .main import EXIT, ITEM_FIELDS, UsageError
@@ -745,6 +745,9 @@ def _report(
                 data["groups"] = grouped[n].as_dict()
             if bad is not None:
                 data["bad_rows"] = bad
+            cache = cache_of(scorers[n]) if args.engine != "ray" else None  # Ray's workers keep their own counts
+            if cache is not None:
+                data["grader_cache"] = {"path": str(cache.path), "from_cache": cache.hits, "kept": cache.stored}
             print(json.dumps(data), file=to)
     else:
         name = STDIN if args.file == "-" else args.file

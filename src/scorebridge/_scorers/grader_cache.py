@@ -18,7 +18,7 @@ from typing import Any, Final
 
 from .._protocol.values import shown
 
-__all__ = ["GraderCache", "cache_lines", "check_cache", "grader_identity"]
+__all__ = ["GraderCache", "cache_lines", "cache_of", "check_cache", "grader_identity"]
 
 
 def grader_identity(grader: Any) -> str:
@@ -144,18 +144,20 @@ def check_cache(where: str, cache: object) -> GraderCache | None:
     raise TypeError(f"{where}: cache must be a file path, a scorebridge.GraderCache or None; got {shown(cache)}")
 
 
+def cache_of(scorer: Any) -> GraderCache | None:
+    """The grader cache a scorer was made with (its `cache` option), or None."""
+    options = getattr(scorer, "options", None)
+    given = options.get("cache") if isinstance(options, Mapping) else None
+    if isinstance(given, (str, os.PathLike, GraderCache)):
+        return check_cache(scorer.name, given)
+    return None
+
+
 def cache_lines(scorers: Any) -> list[str]:
     """A line per grader cache the scorers used in this process: how many replies it gave, how many it kept,
     e.g. "model_graded_qa: 880 grader replies from the cache grades.sqlite, 0 asked and kept"."""
-    lines = []
-    for scorer in scorers:
-        options = getattr(scorer, "options", None)
-        given = options.get("cache") if isinstance(options, Mapping) else None
-        if isinstance(given, (str, os.PathLike, GraderCache)):
-            cache = check_cache(scorer.name, given)
-            if cache is not None:
-                lines.append(
-                    f"{scorer.name}: {cache.hits} grader replies from the cache {cache.path}, "
-                    f"{cache.stored} asked and kept"
-                )
-    return lines
+    return [
+        f"{scorer.name}: {cache.hits} grader replies from the cache {cache.path}, {cache.stored} asked and kept"
+        for scorer in scorers
+        if (cache := cache_of(scorer)) is not None
+    ]
