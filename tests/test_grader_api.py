@@ -191,6 +191,38 @@ def test_retry_after_is_waited_for_before_the_next_call() -> None:
     assert score.correct is True and starts[1] - starts[0] >= 0.5
 
 
+def test_each_backoff_doubles_and_is_drawn_between_half_of_it_and_all_of_it() -> None:
+    # jitter: calls that failed together (a 500 burst) must not come back together
+    retry = sb.Retry(8, backoff=0.25, max_backoff=30)
+    for failures, step in [(1, 0.25), (2, 0.5), (3, 1.0), (4, 2.0)]:
+        waits = [retry.wait(failures, None) for _ in range(200)]
+        assert step / 2 <= min(waits) and max(waits) <= step and max(waits) - min(waits) > step / 4
+
+
+def test_backoff_stops_growing_at_max_backoff() -> None:
+    waits = [sb.Retry(20, backoff=1, max_backoff=4).wait(12, None) for _ in range(50)]
+    assert min(waits) >= 2 and max(waits) <= 4
+
+
+def test_a_servers_retry_after_is_waited_for_with_a_jitter_of_at_most_one_backoff() -> None:
+    waits = [sb.Retry(backoff=0.25).wait(1, 3.0) for _ in range(200)]
+    assert min(waits) >= 3.0 and max(waits) <= 3.25
+
+
+def test_a_row_gives_up_before_a_wait_that_would_end_past_its_retry_seconds() -> None:
+    # Retry.seconds bounds a row's time on its grader: a Retry-After of 5 s is not waited for with 1 s left
+    grader = FakeGrader([_status_error(openai.RateLimitError, 429, **{"Retry-After": "5"}), "GRADE: C"])
+    began = time.monotonic()
+    score = sb.model_graded_qa(grader, retry=sb.Retry(8, seconds=1, hedge=None))("q", "Paris", "Paris")
+    assert (grader.calls, score.correct) == (1, None) and time.monotonic() - began < 1
+    assert score.metadata[GRADER_FAILED] == "RateLimitError: failed"
+
+
+def test_the_default_timeout_is_thirty_seconds_as_for_an_http_api() -> None:
+    # it was 300 s, which never fired against a server holding a request for 60 s
+    assert sb.model_graded_qa(FakeGrader("GRADE: C")).options["timeout"] == 30
+
+
 # --- a slow call hedged -------------------------------------------------------------------------
 
 
@@ -566,3 +598,25 @@ def test_the_cli_says_how_many_replies_came_from_the_cache(tmp_path: Any, capsys
     again = subprocess.run(rerun, cwd=tmp_path, capture_output=True, text=True, timeout=60, check=True).stdout
     assert "model_graded_qa: 0 grader replies from the cache grades.sqlite, 2 asked and kept" in first
     assert "model_graded_qa: 2 grader replies from the cache grades.sqlite, 0 asked and kept" in again
+
+
+def test_the_clis_json_summary_says_how_many_replies_came_from_the_cache(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the count was printed under the text table only: --format json said nothing of the cache
+    import json
+
+    from scorebridge._cli.main import main
+
+    (tmp_path / "json_graders.py").write_text(
+        "import scorebridge as sb\n\ndef ok(prompt):\n    return 'GRADE: C'\n\ngraded = sb.model_graded_qa(ok)\n"
+    )
+    (tmp_path / "rows.jsonl").write_text('{"output": "Paris", "label": "Paris"}\n{"output": "Rome", "label": "Rome"}\n')
+    command = ["score", "rows.jsonl", "--scorer", "json_graders.py@graded", "-S", "cache=grades.sqlite"]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path)
+        main(command)
+        capsys.readouterr()
+        rerun = [sys.executable, "-m", "scorebridge", *command, "--format", "json"]
+        again = subprocess.run(rerun, capture_output=True, text=True, timeout=60, check=True).stdout
+    assert json.loads(again)["grader_cache"] == {"path": "grades.sqlite", "from_cache": 2, "kept": 0}

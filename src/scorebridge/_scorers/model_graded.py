@@ -265,7 +265,7 @@ def model_graded_qa(
     timeout: `transient` in the module of `Retry`) is tried again as `retry`
     says (default `Retry()`: 8 calls over 120 s at most, exponential backoff
     with jitter, a server's Retry-After honoured, a request slower than the
-    grader's pace hedged with a second one after 1 s at least; None: one
+    grader's pace hedged with a second one after 0.5 s at least; None: one
     call); a
     permanent failure (a 400, a 401, a refusal, any other exception) is
     recorded at once. Only a row whose retries are spent is left unscored.
