@@ -392,8 +392,9 @@ def test_grader_that_raises_is_recorded_with_the_error() -> None:
 
 def test_grader_that_raises_does_not_stop_score_many() -> None:
     # keyed by the answer, not by call order: a sync grader's rows run in worker threads, in any order
+    # (retry=None: a ConnectionError is transient, and the default retries spend 26 s on it)
     grader = FakeGrader({"<answer>\na": "GRADE: C", "<answer>\nb": ConnectionError("rate limited"), "": "GRADE: I"})
-    scores = sb.model_graded_qa(grader).score_many(None, ["a", "b", "c"], ["a", "b", "x"])
+    scores = sb.model_graded_qa(grader, retry=None).score_many(None, ["a", "b", "c"], ["a", "b", "x"])
     assert [s.grade for s in scores] == ["C", "N", "I"]
 
 
