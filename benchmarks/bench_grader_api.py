@@ -15,6 +15,14 @@ retries, 32 rows at a time:
 - `score_many`, the grader `dspy_grader(dspy.LM(api_base=...))` at DSPy's
   defaults but its disk cache (the grader turns DSPy's 3 retries off);
 - `benchmark(..., concurrency=32)` with the openai SDK grader and an instant arm;
+- `scorebridge score --concurrency 32` (the command of this environment, in
+  a process of its own) over a JSONL file of the rows, its scorer file
+  building the same scorer with `scorebridge.openai_grader` over an
+  `openai.OpenAI` at its defaults; its summary read from `--format json`,
+  its wall time the whole command's (the process's start included, about
+  2 s). It also prints the longest stretch between two rows written to
+  `--out` (the file polled every 20 ms) against the bar: no stretch longer
+  than 2x the per-call timeout (10 s) without a reply written;
 - `to_trl` reward batches of 64 completions, one after another, as a trainer
   calls them, with either grader;
 - `to_trl` and `score_many` again with `rate=38` (just under the server's limit: few 429s to wait out);
@@ -39,13 +47,16 @@ the first path's (a TRL reward is a number per completion, without the
 failure kinds, so those are left out of the comparison).
 
 Run: uv run python benchmarks/bench_grader_api.py [--rows N] [--path TEXT ...] (only the paths whose
-name holds TEXT: `--path to_trl` runs the two reward-batch paths, about a minute and a half).
+name holds TEXT: `--path to_trl` runs the reward-batch paths, `--path scorebridge` the CLI's, about 30 s).
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
+import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -55,7 +66,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from grader_server import GraderServer, connections
+from grader_server import HOSTS_FILE, RECORD_HOSTS, GraderServer, connections
 
 import scorebridge as sb
 from scorebridge.kit import GRADER_FAILED
@@ -66,6 +77,10 @@ TIMEOUT = 5.0
 BAR = 1.5
 RERUN = "rerun with cache=, openai SDK"
 INSPECT = "Inspect AI's own model_graded_qa"
+CLI = "scorebridge score --concurrency 32, openai SDK"
+WIDTH = len(CLI)  # the path column
+NOTES: list[str] = []  # lines a path has to say below its row of the table
+HOSTS: list[str] = []  # the hosts the CLI's processes connected to (this process's are seen by `connections`)
 
 
 def openai_grader(url: str) -> Callable[[str], str]:
@@ -96,6 +111,77 @@ def dspy_grader_of(url: str) -> Callable[[str], str]:
     from scorebridge_dspy import dspy_grader
 
     return dspy_grader(dspy.LM("openai/grader", api_base=url, api_key="bench-key", cache=False))
+
+
+CLI_SCORERS = (
+    RECORD_HOSTS
+    + """
+import os
+
+import openai
+
+import scorebridge as sb
+
+graded = sb.model_graded_qa(
+    sb.openai_grader(openai.OpenAI(base_url=os.environ["BENCH_GRADER_URL"], api_key="bench-key"), model="grader"),
+    timeout=float(os.environ["BENCH_TIMEOUT"]),
+)
+"""
+)
+
+
+def cli_url(url: str) -> str:
+    """The CLI's grader is made in its own process: it is given the server's URL."""
+    return url
+
+
+def scorebridge_command() -> list[str]:
+    """The `scorebridge` command of this environment (beside its Python), else `python -m scorebridge`."""
+    script = Path(sys.executable).parent / "scorebridge"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "scorebridge"]
+
+
+def by_cli(url: str, items: list[str], outputs: list[str], labels: list[Any]) -> sb.Summary:
+    """`scorebridge score --concurrency 32` over the rows as a JSONL file; its `--format json` summary. Notes
+    the longest stretch between two rows written to `--out` (polled every 20 ms) against 2x the timeout."""
+    folder = Path(tempfile.mkdtemp(prefix="bench-cli-"))
+    with open(folder / "data.jsonl", "w", encoding="utf-8") as data:
+        for item, output, label in zip(items, outputs, labels, strict=True):
+            data.write(json.dumps({"input": item, "output": output, "label": label}) + "\n")
+    (folder / "bench_graders.py").write_text(CLI_SCORERS, encoding="utf-8")
+    env = {**os.environ, "BENCH_GRADER_URL": url, "BENCH_TIMEOUT": str(TIMEOUT), HOSTS_FILE: str(folder / "hosts")}
+    argv = ["score", "data.jsonl", "--scorer", "bench_graders.py@graded", "--concurrency", str(CONCURRENCY)]
+    argv += ["--out", "scored.jsonl", "--format", "json"]
+    out, said = folder / "scored.jsonl", folder / "stderr.txt"
+    with open(folder / "stdout.txt", "w+", encoding="utf-8") as stdout, open(said, "w", encoding="utf-8") as stderr:
+        scoring = subprocess.Popen(scorebridge_command() + argv, cwd=folder, env=env, stdout=stdout, stderr=stderr)
+        grew: list[float] = []  # when a row was written
+        seen = 0
+        deadline = time.perf_counter() + 600  # the server's lifetime
+        while scoring.poll() is None:
+            if time.perf_counter() > deadline:
+                scoring.kill()
+            lines = out.read_bytes().count(b"\n") if out.exists() else 0
+            if lines > max(seen, 1):  # a row written (the header is the first line)
+                grew.append(time.perf_counter())
+            seen = lines
+            time.sleep(0.02)
+        stdout.seek(0)
+        summary = stdout.read()
+    if scoring.returncode != 0:
+        raise RuntimeError(f"scorebridge score exited {scoring.returncode}: {said.read_text()[-2000:]}")
+    if (folder / "hosts").exists():
+        HOSTS.extend((folder / "hosts").read_text(encoding="utf-8").split())
+    longest = max((b - a for a, b in itertools.pairwise(grew)), default=0.0)
+    bar = 2 * TIMEOUT
+    NOTES.append(
+        f"{'':<{WIDTH}} longest stretch without a row written to --out: {longest:.1f} s "
+        f"(bar {bar:g} s, 2x the per-call timeout): {'met' if longest <= bar else 'MISSED'}"
+    )
+    data = json.loads(summary)
+    interval = data["interval"]
+    fields = {k: v for k, v in data.items() if k in sb.Summary._fields}
+    return sb.Summary(**{**fields, "interval": None if interval is None else tuple(interval)})
 
 
 class Skipped(Exception):
@@ -196,6 +282,7 @@ def main() -> None:
         ("score_many, openai SDK", openai_grader, by_score_many, {}),
         ("score_many, dspy_grader", dspy_grader_of, by_score_many, {}),
         ("benchmark(), openai SDK", openai_grader, by_benchmark, {}),
+        (CLI, cli_url, by_cli, {}),
         ("to_trl batches of 64, openai SDK", openai_grader, by_trl, {}),
         ("to_trl batches of 64, dspy_grader", dspy_grader_of, by_trl, {}),
         ("to_trl batches of 64, rate=38", openai_grader, by_trl, {"rate": 38}),
@@ -206,7 +293,7 @@ def main() -> None:
     if args.path:
         paths = [path for path in paths if any(part in path[0] for part in args.path)]
     first: tuple[Any, ...] | None = None
-    header = f"{'path':<36} {'seconds':>8} {'x ideal':>8} {'graded':>7} {'lost':>5} {'429s':>5} {'500s':>5}  same"
+    header = f"{'path':<{WIDTH}} {'seconds':>8} {'x ideal':>8} {'graded':>7} {'lost':>5} {'429s':>5} {'500s':>5}  same"
     print(header)
     with connections() as hosts:
         for name, make, run, options in paths:
@@ -214,7 +301,7 @@ def main() -> None:
                 try:
                     grader = make(server.url)  # its client made (and imported) before the clock starts
                 except Skipped as why:
-                    print(f"{name:<36} skipped: {why}")
+                    print(f"{name:<{WIDTH}} skipped: {why}")
                     continue
                 start = time.perf_counter()
                 summary = run(grader, items, outputs, labels, **options)
@@ -223,9 +310,12 @@ def main() -> None:
             figures = (summary.scored, summary.correct, summary.accuracy, summary.grader_failed)
             first = first or figures
             print(
-                f"{name:<36} {seconds:8.1f} {seconds / ideal:8.2f} {summary.scored:7d} {summary.grader_failed:5d} "
+                f"{name:<{WIDTH}} {seconds:8.1f} {seconds / ideal:8.2f} {summary.scored:7d} {summary.grader_failed:5d} "
                 f"{statuses.get(429, 0):5d} {statuses.get(500, 0):5d}  {figures == first}"
             )
+            for note in NOTES:
+                print(note)
+            NOTES.clear()
         if not args.path or any(part in RERUN for part in args.path):
             with GraderServer(**PROFILE, lifetime=600) as server:  # type: ignore[arg-type]
                 grader = openai_grader(server.url)
@@ -236,11 +326,11 @@ def main() -> None:
                 again = by_score_many(grader, items, outputs, labels, cache=cache)
                 seconds = time.perf_counter() - start
                 print(
-                    f"{RERUN:<36} {seconds:8.1f} {seconds / ideal:8.2f} {again.scored:7d} "
+                    f"{RERUN:<{WIDTH}} {seconds:8.1f} {seconds / ideal:8.2f} {again.scored:7d} "
                     f"{again.grader_failed:5d} requests sent: {server.requests - asked} (first run {asked})  "
                     f"{(again.scored, again.correct, again.accuracy, again.grader_failed) == first}"
                 )
-    print(f"hosts connected to: {sorted(set(hosts))}")
+    print(f"hosts connected to: {sorted(set(hosts) | set(HOSTS))}")
 
 
 if __name__ == "__main__":

@@ -31,7 +31,12 @@ from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["GraderServer", "connections", "grade"]
+__all__ = ["FAST", "HOSTS_FILE", "RECORD_HOSTS", "GraderServer", "connections", "grade"]
+
+
+FAST = {"delay": 0.02, "rate": 100.0, "burst": 10, "retry_after": 0.2, "errors": 0.1, "hangs": 0.02, "hang": 3.0}
+"""The small, fast profile the tests use: 20 ms a reply, 100 requests/s with a burst of 10 (429 with Retry-After
+0.2 s beyond), 10% 500s and 2% held 3 s (against a 1 s timeout of the scorer's)."""
 
 
 def grade(prompt: str) -> str:
@@ -238,3 +243,25 @@ class connections:
 
     def __exit__(self, *exc: object) -> None:
         _CONNECTS.remove(self.hosts)
+
+
+HOSTS_FILE = "GRADER_SERVER_HOSTS"
+"""The environment variable naming the file `RECORD_HOSTS` appends to."""
+
+RECORD_HOSTS = f"""\
+import os as _os
+import sys as _sys
+
+
+def _record_host(event, args):  # every host a socket of this process connects to, one a line
+    if event == "socket.connect":
+        address = args[1]
+        host = address[0] if isinstance(address, tuple) and address else str(address)
+        with open(_os.environ["{HOSTS_FILE}"], "a", encoding="utf-8") as hosts:
+            hosts.write(f"{{host}}\\n")
+
+
+_sys.addaudithook(_record_host)
+"""
+"""Python to put at the top of a file another process runs (a scorer file of the CLI's): as `connections()`
+does in this process, it records the hosts that process connects to, in the file `$GRADER_SERVER_HOSTS`."""

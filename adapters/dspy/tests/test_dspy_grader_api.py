@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import dspy
 import openai
 import pytest
-from grader_server import GraderServer, connections
+from grader_server import FAST, GraderServer, connections
 
 import scorebridge as sb
 from scorebridge.kit import grader_identity
@@ -21,7 +21,6 @@ from scorebridge_dspy import dspy_grader
 ROWS = 100
 OUTPUTS = [f"answer {i}" for i in range(ROWS)]
 LABELS = [None if i % 10 == 0 else f"answer {i}" for i in range(ROWS)]
-FAST = {"delay": 0.02, "rate": 100.0, "burst": 10, "retry_after": 0.2, "errors": 0.1, "hangs": 0.02, "hang": 3.0}
 QUICK = sb.Retry(8, seconds=30, backoff=0.05, max_backoff=0.5)
 
 
