@@ -27,7 +27,7 @@ from typing import Any
 import httpx
 import openai
 import pytest
-from grader_server import GraderServer, connections, grade
+from grader_server import FAST, GraderServer, connections, grade
 
 import scorebridge as sb
 from scorebridge._scorers.grader_calls import Pacer, pacer_of, retry_after, transient
@@ -38,7 +38,6 @@ ROWS = 120
 UNLABELLED = 12  # every tenth row has no label
 OUTPUTS = [f"answer {i}" for i in range(ROWS)]
 LABELS = [None if i % 10 == 0 else f"answer {i}" for i in range(ROWS)]
-FAST = {"delay": 0.02, "rate": 100.0, "burst": 10, "retry_after": 0.2, "errors": 0.1, "hangs": 0.02, "hang": 3.0}
 QUICK = sb.Retry(8, seconds=30, backoff=0.05, max_backoff=0.5)
 
 
@@ -428,8 +427,11 @@ def test_a_graders_rate_is_learned_from_its_429s_and_later_calls_keep_under_it()
     # its row the server's Retry-After on the batch's critical path (1.66x the ideal in bench_grader_api.py).
     # The grader is the ready-made one, which sees every 429 (a function over a client that retries by
     # itself hides most of them: docs/model_graded.md).
-    rows = 300
-    with GraderServer(delay=0.02, rate=50.0, burst=5, retry_after=0.2, lifetime=60) as server:
+    # 25 requests/s with a burst of 5: a client on a loaded machine starts its calls up to 200 ms late and
+    # then together, and a 429 answers that, not its pace (at 50/s and 100 ms, 5 to 7 later 429s in a
+    # loaded run, against 11 to 15 while learning)
+    rows = 200
+    with GraderServer(delay=0.02, rate=25.0, burst=5, retry_after=0.2, lifetime=60) as server:
         grader = sb.openai_grader(openai.OpenAI(base_url=server.url, api_key="test-key"), model="grader")
         scorer = sb.model_graded_qa(grader, retry=QUICK)
         scorer.score_many(None, [f"a{i}" for i in range(rows)], ["a"] * rows, concurrency=16)
@@ -437,9 +439,10 @@ def test_a_graders_rate_is_learned_from_its_429s_and_later_calls_keep_under_it()
         scorer.score_many(None, [f"b{i}" for i in range(rows)], ["b"] * rows, concurrency=16)
         later = server.statuses[429] - learning
     learned = pacer_of(grader).learned
-    assert learned is not None and 40 <= learned <= 50  # 0.95 of the server's 50 a second, as measured here
+    assert learned is not None and 20 <= learned <= 25  # 0.95 of the server's 25 a second, as measured here
     # the pace grows 1% a second from it to find a raised limit, so the later calls may meet the limit now
-    # and then: a 429 at most (0 or 1 in 10 runs beside a suite on 2 workers, against 15 to 24 while learning)
+    # and then: a 429 at most (0 or 1 in 8 runs beside this file's and the paths' tests, against 18 to 27
+    # while learning)
     assert learning > 0 and later * 4 <= learning
 
 
