@@ -486,6 +486,7 @@ def test_a_batch_deadline_gives_up_a_hung_call() -> None:
 # --- against the server ------------------------------------------------------------------------
 
 
+@pytest.mark.filterwarnings("ignore:model_graded_qa. the grader calls:UserWarning")  # a client retrying by itself
 @pytest.mark.parametrize("make", [openai_grader, httpx_grader], ids=["openai-sdk", "bare-httpx"])
 def test_no_labelled_row_is_lost_to_429s_500s_or_hangs(server: GraderServer, make: Callable[..., Any]) -> None:
     # before: 5.7% of rows lost with the openai SDK's defaults, 80% with bare httpx
@@ -499,6 +500,7 @@ def test_no_labelled_row_is_lost_to_429s_500s_or_hangs(server: GraderServer, mak
     assert server.statuses[500] > 0 and server.statuses[200] >= ROWS - UNLABELLED  # the server did fail
 
 
+@pytest.mark.filterwarnings("ignore:model_graded_qa. the grader calls:UserWarning")  # a client retrying by itself
 def test_the_summary_is_the_same_run_after_run() -> None:
     summaries = []
     for seed in (1, 2):

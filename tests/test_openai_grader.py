@@ -9,6 +9,8 @@ seen by the grader's pacing, so 32 calls at once kept meeting the rate limit
 from __future__ import annotations
 
 import asyncio
+import re
+import warnings
 from typing import Any
 
 import openai
@@ -78,3 +80,69 @@ def test_a_refusal_is_the_rows_grader_failure_asked_once() -> None:
 def test_a_bad_argument_is_refused_at_construction(client: Any, options: dict[str, Any], message: str) -> None:
     with pytest.raises(TypeError, match=f"openai_grader: {message}"):
         sb.openai_grader(client, **options)
+
+
+# --- a function of one's own over a client that retries by itself --------------------------------
+
+CLIENT = openai.OpenAI(base_url="http://127.0.0.1:9/v1", api_key="test-key")  # the SDK's defaults: 2 retries
+
+
+def over_the_global_client(prompt: str) -> str:
+    reply = CLIENT.chat.completions.create(model="grader", messages=[{"role": "user", "content": prompt}])
+    return reply.choices[0].message.content or ""
+
+
+def over(client: Any) -> Any:
+    def ask(prompt: str) -> str:
+        reply = client.chat.completions.create(model="grader", messages=[{"role": "user", "content": prompt}])
+        return reply.choices[0].message.content or ""
+
+    return ask
+
+
+@pytest.mark.parametrize(
+    ("grader", "named"),
+    [(over_the_global_client, "CLIENT (OpenAI, max_retries=2)"), (over(CLIENT), "client (OpenAI, max_retries=2)")],
+    ids=["global", "closure"],
+)
+def test_a_function_over_a_client_that_retries_by_itself_is_warned_of(grader: Any, named: str) -> None:
+    # its 429s are waited out inside the SDK, unseen by the pacing: reward batches took 1.8x the ideal
+    # (bench_grader_api.py), and nothing said why
+    with pytest.warns(UserWarning, match=rf"model_graded_qa: the grader calls {re.escape(named)}, which waits"):
+        sb.model_graded_qa(grader)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: sb.model_graded_qa(over(CLIENT.with_options(max_retries=0))),
+        lambda: sb.model_graded_qa(sb.openai_grader(CLIENT, model="grader")),
+        lambda: sb.model_graded_qa(over(CLIENT), rate=38),
+        lambda: sb.model_graded_fact(lambda prompt: "GRADE: C"),
+    ],
+    ids=["retries-off", "openai_grader", "rate", "no-client"],
+)
+def test_no_warning_where_the_scorer_sees_the_429s_or_paces_by_rate(make: Any) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        make()
+
+
+def over_the_openai_modules_client(prompt: str) -> str:
+    reply = openai.chat.completions.create(model="grader", messages=[{"role": "user", "content": prompt}])
+    return reply.choices[0].message.content or ""
+
+
+def naming_an_openai_exception(prompt: str) -> str:
+    raise openai.RateLimitError("limited", response=None, body=None)  # type: ignore[arg-type]
+
+
+def test_a_function_over_the_openai_modules_own_client_is_warned_of() -> None:
+    with pytest.warns(UserWarning, match=r"the grader calls openai \(the openai module's client, max_retries=2\)"):
+        sb.model_graded_qa(over_the_openai_modules_client)
+
+
+def test_a_function_that_only_names_an_openai_exception_is_not_warned_of() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sb.model_graded_qa(naming_an_openai_exception)

@@ -7,6 +7,7 @@ raises for them, and a row's grade is the server's whichever client asked.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 
 import dspy
@@ -35,6 +36,7 @@ def lm(url: str, **settings: object) -> dspy.LM:
     return dspy.LM("openai/grader", api_base=url, api_key="test-key", cache=False, **settings)
 
 
+@pytest.mark.filterwarnings("ignore:model_graded_qa. the grader calls:UserWarning")  # a client retrying by itself
 def test_dspy_grader_loses_no_labelled_row_and_grades_as_the_openai_sdk_does(server: GraderServer) -> None:
     with connections() as hosts:
         scores = sb.model_graded_qa(dspy_grader(lm(server.url)), timeout=2, retry=QUICK).score_many(
@@ -82,3 +84,20 @@ def test_the_identity_of_a_dspy_grader_names_its_model_and_settings_but_not_its_
     identity = grader_identity(dspy_grader(lm("http://127.0.0.1:9/v1", temperature=0.0)))
     assert "openai/grader" in identity and '"temperature": 0.0' in identity and "test-key" not in identity
     assert identity != grader_identity(dspy_grader(lm("http://127.0.0.1:9/v1", temperature=1.0)))
+
+
+def test_a_function_over_a_dspy_lm_that_retries_by_itself_is_warned_of() -> None:
+    # DSPy waits out the 429s inside lm(prompt): the grader's pacing never sees them
+    given = lm("http://127.0.0.1:9/v1")
+
+    def ask(prompt: str) -> str:
+        return str(given(prompt)[0])
+
+    with pytest.warns(UserWarning, match=r"the grader calls given \(LM, num_retries=3\), which waits out"):
+        sb.model_graded_qa(ask)
+
+
+def test_dspy_grader_over_the_same_lm_is_not_warned_of() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sb.model_graded_qa(dspy_grader(lm("http://127.0.0.1:9/v1")))

@@ -26,6 +26,7 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Iterator
 from contextvars import ContextVar
+from types import FunctionType, ModuleType
 from typing import Any, Final, Literal
 
 from .._protocol.values import is_bool, is_number, shown
@@ -42,6 +43,7 @@ __all__ = [
     "check_retry",
     "grader_deadline",
     "pacer_of",
+    "retries_unseen",
     "retry_after",
     "transient",
 ]
@@ -295,6 +297,69 @@ def _date_after(text: object) -> float | None:
     except (TypeError, ValueError, IndexError):
         return None
     return max(0.0, when.timestamp() - time.time())
+
+
+# --- a client that retries by itself, inside a grader function ------------------------------------
+
+
+_CLIENT_CALLS: Final = frozenset({"chat", "completions", "responses"})  # what an openai client is called through
+
+
+def _retries_of(obj: object) -> str | None:
+    """How `obj` retries by itself, when it is a client that does ("max_retries=2"), else None."""
+    module = obj.__name__ if isinstance(obj, ModuleType) else type(obj).__module__
+    root = module.partition(".")[0]
+    for package, attribute in (("openai", "max_retries"), ("dspy", "num_retries")):
+        if root == package:
+            try:
+                retries = getattr(obj, attribute, None)
+            except Exception:  # a lazy attribute that fails: nothing to say
+                return None
+            if isinstance(retries, int) and not is_bool(retries) and retries > 0:
+                return f"{attribute}={retries}"
+    return None
+
+
+def retries_unseen(grader: object) -> str | None:
+    """The client a grader function calls that waits out 429s itself, said in words, or None.
+
+    Looked for where a function's code finds it: its closure's cells and the
+    module globals its code names (an `openai.OpenAI` or `AsyncOpenAI` with
+    `max_retries` above 0, the SDK's default 2; the `openai` module's own
+    client, where the code calls it: `openai.chat...`; a `dspy.LM` with
+    `num_retries` above 0). Such a client retries a
+    429 after its Retry-After without raising, so the scorer's pacing never
+    sees the grader's rate limit, and every batch meets it again. Only plain
+    functions are looked into: a callable object (the ready-made graders,
+    which turn those retries off) is not.
+    """
+    if not isinstance(grader, FunctionType):
+        return None
+    code = grader.__code__
+    cells = zip(code.co_freevars, grader.__closure__ or (), strict=True)
+    found = [(name, held) for name, cell in cells if (held := _held(cell)) is not None]
+    # the openai module counts where the code calls its client (openai.chat..., openai.responses...), not where
+    # it only names one of its exceptions
+    calls = not _CLIENT_CALLS.isdisjoint(code.co_names)
+    found += [
+        (name, held)
+        for name in code.co_names
+        if (held := grader.__globals__.get(name)) is not None and (calls or not isinstance(held, ModuleType))
+    ]
+    for name, obj in found:
+        retries = _retries_of(obj)
+        if retries is not None:
+            what = "the openai module's client" if isinstance(obj, ModuleType) else type(obj).__name__
+            return f"{name} ({what}, {retries})"
+    return None
+
+
+def _held(cell: Any) -> object:
+    """What a closure's cell holds; None for a cell not yet assigned."""
+    try:
+        return cell.cell_contents
+    except ValueError:
+        return None
 
 
 # --- the deadline of a batch ---------------------------------------------------------------------

@@ -20,7 +20,7 @@ from .._protocol.scorer import Scorer, is_async
 from .._protocol.values import is_bool, is_number, shown
 from .._protocol.values import seconds as timeout_seconds
 from .grader_cache import GraderCache, check_cache
-from .grader_calls import Asker, GraderFailed, Retry, check_retry
+from .grader_calls import Asker, GraderFailed, Retry, check_retry, retries_unseen
 from .grades import compile_grade_pattern, read_verdict
 from .prompts import FACT_TEMPLATE, QA_TEMPLATE, grading_instructions, neutralise, template_fields
 
@@ -93,6 +93,17 @@ def _model_graded(
     asker = Asker(
         grader, seconds, check_retry(name, retry), None if rate is None else float(rate), check_cache(name, cache)
     )
+    if rate is None and (client := retries_unseen(grader)) is not None:
+        import warnings
+
+        warnings.warn(
+            f"{name}: the grader calls {client}, which waits out the API's 429s itself, unseen by the scorer: "
+            "its calls are not paced to the rate limit, so batch after batch meets it again. Hand the client "
+            "to scorebridge.openai_grader (a dspy.LM to scorebridge_dspy.dspy_grader), make it with its "
+            "retries off (max_retries=0), or give rate= just under the API's limit",
+            UserWarning,
+            stacklevel=3,
+        )
     prompt_template = default_template if template is None else template
     fields = template_fields(name, prompt_template, instructions is not None)
     pattern = compile_grade_pattern(name, grade_pattern)
