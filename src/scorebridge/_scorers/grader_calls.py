@@ -507,7 +507,7 @@ class Pacer:
         limited = self._limited
         before = None
         for at in reversed(limited):
-            if at <= began - _PACE_SPAN[0]:
+            if began - _PACE_SPAN[1] <= at <= began - _PACE_SPAN[0]:
                 before = at
                 break
         limited.append(began)
