@@ -399,27 +399,47 @@ def _paced(monkeypatch: pytest.MonkeyPatch, starts: list[float], limited: set[fl
     return pacer.pace
 
 
+EVERY_50TH = [i / 50 for i in range(76)]  # calls at 50 a second for 1.5 s
+OVER_THE_LIMIT = {0.0, 0.6, 0.7, 0.8, 0.9, 1.5}  # 429s: a pair 1.5 s apart, and 4 of the 74 calls between
+
+
 def test_the_pace_is_the_calls_accepted_between_two_429s_over_the_time_between(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    starts = [i / 50 for i in range(101)]  # 50 a second for 2 s, the first and the last answered 429
-    pace = _paced(monkeypatch, starts, {starts[0], starts[-1]})
-    assert pace == pytest.approx(0.95 * 99 / 2.0)  # the 99 accepted between, over 2 s, and a margin of 5%
+    pace = _paced(monkeypatch, EVERY_50TH, OVER_THE_LIMIT)
+    assert pace == pytest.approx(0.95 * 70 / 1.5)  # the 70 accepted between, over 1.5 s, and a margin of 5%
 
 
 def test_no_pace_is_learned_across_a_pause_in_the_calls(monkeypatch: pytest.MonkeyPatch) -> None:
     # the API's allowance fills up during a pause (a reward batch's tail), so the calls accepted after it
     # say more than its rate: none is learned
-    starts = [i / 50 for i in range(101) if not 45 <= i < 60]  # no call for 0.3 s of the 2
-    assert _paced(monkeypatch, starts, {starts[0], starts[-1]}) is None
+    starts = [at for at in EVERY_50TH if not 0.9 < at < 1.2]  # no call for 0.3 s of the 1.5
+    assert _paced(monkeypatch, starts, OVER_THE_LIMIT) is None
+
+
+def test_a_learned_pace_is_not_cut_where_1_call_in_20_or_fewer_between_two_429s_was_a_429(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # an API's 429s that no rate explains (a busy server), or calls that keep to the pace but for a late
+    # start, cut the pace at each pair of 429s: 0.95 of the calls' own rate, then 0.95 of that, down to nothing
+    later = [10 + i / 40 for i in range(61)]  # 40 calls a second, under the pace, a 429 at 10 and 11.5 s
+    pace = _paced(monkeypatch, EVERY_50TH + later, OVER_THE_LIMIT | {10.0, 11.5})
+    assert pace == pytest.approx(0.95 * 70 / 1.5)  # not 0.95 * 59 / 1.5
+
+
+def test_no_measure_paces_below_half_the_highest_rate_measured(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 429s that go on whatever the pace (every 7th request, say) measured each slower pace again, down to
+    # 0.5 requests a second: 5x slower than the same calls without pacing, for a new user's server
+    later = [20 + i / 10 for i in range(16)]  # 10 calls a second, a 429 at 20, 20.7 and 21.5 s: 8.7 a second
+    pace = _paced(monkeypatch, EVERY_50TH + later, OVER_THE_LIMIT | {20.0, 20.7, 21.5})
+    assert pace == pytest.approx(0.5 * 70 / 1.5)  # not 0.95 * 13 / 1.5
 
 
 def test_a_429_takes_a_grown_pace_back_to_the_pace_learned(monkeypatch: pytest.MonkeyPatch) -> None:
     # the pace grows 1% a second to find a limit that rose; once above the limit, each 429 cost its row the
     # server's Retry-After until a second 429 measured the rate again
-    starts = [i / 50 for i in range(101)] + [32.0]  # learned over the first 2 s; a 429 at 32 s, 30 s later
-    pace = _paced(monkeypatch, starts, {starts[0], starts[100], 32.0})
-    assert pace == pytest.approx(0.95 * 99 / 2.0)  # not 1.3 times it
+    pace = _paced(monkeypatch, [*EVERY_50TH, 31.5], OVER_THE_LIMIT | {31.5})  # a 429 30 s after the pace
+    assert pace == pytest.approx(0.95 * 70 / 1.5)  # not 1.3 times it
 
 
 def test_a_graders_rate_is_learned_from_its_429s_and_later_calls_keep_under_it() -> None:

@@ -407,6 +407,8 @@ _PACE_GAP: Final = 0.1  # the longest pause in the calls between them, as a shar
 _PACE_SHARE: Final = 0.95  # the share of the measured rate calls are then paced to
 _PACE_GROWTH: Final = 0.01  # and the share of it the pace grows by a second, to find a limit that rose
 _PACE_LEAST: Final = 0.5  # requests a second: the slowest pace learned
+_PACE_NOISE: Final = 0.05  # the share of the calls between two 429s that may be 429s without cutting a pace
+_PACE_FLOOR: Final = 0.5  # the share of the highest rate measured that no later measure paces below
 
 
 class Pacer:
@@ -439,6 +441,7 @@ class Pacer:
         self._starts: deque[float] = deque()  # when the calls of the last `_PACE_SPAN[1]` seconds began
         self._limited: deque[float] = deque()  # and those of them the grader answered with a 429
         self._learned: tuple[float, float] | None = None  # (requests a second, when learned)
+        self._highest = 0.0  # the highest rate measured (requests a second)
 
     def took(self, seconds: float) -> None:
         """A request of the grader gave its reply in `seconds`."""
@@ -498,12 +501,18 @@ class Pacer:
     def _learn(self, began: float) -> None:
         """Under the lock: a call that began at `began` was answered 429. The grader's bucket was empty then
         and at the 429 before (`_PACE_SPAN` seconds earlier): the calls it accepted between the two are what
-        it refilled, so its rate is those calls over the time between (whatever its burst). A pause in the
-        calls between (longer than `_PACE_GAP` of that time) lets the bucket overflow, and the count says
-        too little: it is not used. A pace already learned stops growing there, back to what was learned: the
-        growth has met the limit, and each 429 costs its row the server's Retry-After."""
+        it refilled, so its rate is those calls over the time between (whatever its burst). The count says
+        too little, and is not used, after a pause in the calls between (longer than `_PACE_GAP` of that
+        time: the bucket overflowed). Once a pace is learned, a pair measures again only when more than 1
+        call in 20 between was a 429 too (`_PACE_NOISE`): calls at the pace met by the API's 429s for other
+        reasons, or by a late start, would otherwise cut it at each pair, 0.95 of the calls' own rate, then
+        0.95 of that, down to nothing. No measure paces below half the highest rate measured
+        (`_PACE_FLOOR`): 429s that no pace ends cost their retries, not the run. A pace already learned
+        stops growing at any 429, back to what was learned: the growth met the limit, and each 429 costs its
+        row the server's Retry-After."""
+        now = time.monotonic()
         if self._learned is not None:
-            self._learned = (self._learned[0], time.monotonic())
+            self._learned = (self._learned[0], now)
         limited = self._limited
         before = None
         for at in reversed(limited):
@@ -521,8 +530,11 @@ class Pacer:
         if max(gaps) > _PACE_GAP * span:
             return
         accepted = len(starts) - sum(before < at < began for at in limited)
-        if accepted > 0:
-            self._learned = (max(_PACE_LEAST, _PACE_SHARE * accepted / span), time.monotonic())
+        if accepted <= 0 or (self._learned is not None and len(starts) - accepted <= _PACE_NOISE * len(starts)):
+            return
+        rate = accepted / span
+        self._highest = max(self._highest, rate)
+        self._learned = (max(_PACE_LEAST, _PACE_SHARE * rate, _PACE_FLOOR * self._highest), now)
 
     def acquire(self, deadline: float | None) -> float:
         """Wait for a slot and the call's turn (sync); the time it began. `GaveUp` at `deadline`."""
