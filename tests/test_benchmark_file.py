@@ -91,14 +91,28 @@ def test_resuming_under_other_options_is_refused(tmp_path: Path) -> None:
         sb.benchmark({"x": upper}, ITEMS, LABELS, scorer=sb.exact(normalise=False), out=out)
 
 
-def test_a_grader_option_is_recorded_by_its_kind(tmp_path: Path) -> None:
+def test_a_grader_is_recorded_as_its_cache_knows_it(tmp_path: Path) -> None:
     from scorebridge.testing import FakeGrader
 
     out = tmp_path / "runs.jsonl"
     sb.benchmark({"x": upper}, ["q"], ["Q"], scorer=sb.model_graded_qa(FakeGrader("GRADE: C")), out=out)
-    assert read(out)[0]["scorer"]["options"]["grader"] == "<FakeGrader>"
+    assert read(out)[0]["scorer"]["options"]["grader"] == "scorebridge.testing.FakeGrader"
     again = sb.benchmark({"x": upper}, ["q"], ["Q"], scorer=sb.model_graded_qa(FakeGrader("GRADE: I")), out=out)
     assert again.records[0].correct is True  # resumed: a grader's replies are not part of its identity
+
+
+def test_a_run_resumed_with_another_grader_model_is_refused(tmp_path: Path) -> None:
+    # the grader was recorded by its type alone ("<_OpenAIGrader>"): a run resumed under another model went on,
+    # one file holding two models' grades
+    import openai
+
+    client = openai.OpenAI(base_url="http://127.0.0.1:9/v1", api_key="test-key")
+    out = tmp_path / "runs.jsonl"
+    first = sb.model_graded_qa(sb.openai_grader(client, model="judge-a"), retry=None, timeout=1)
+    sb.benchmark({"x": upper}, ["q"], [None], scorer=first, out=out)  # no label: the grader is not asked
+    other = sb.model_graded_qa(sb.openai_grader(client, model="judge-b"), retry=None, timeout=1)
+    with pytest.raises(ValueError, match=r"judge-a.*judge-b"):
+        sb.benchmark({"x": upper}, ["q"], [None], scorer=other, out=out)
 
 
 # --- one writer per file -------------------------------------------------------------------------

@@ -166,3 +166,26 @@ def test_the_ray_engine_refuses_an_existing_out_without_force(folder: Path, caps
     assert score(capsys)[0] == 0
     assert main(["score", "data.jsonl", "--scorer", "exact", "--engine", "ray", "--out", "scored.jsonl"]) == 2
     assert "use --resume to score only the rows it lacks, or --force" in capsys.readouterr().err
+
+
+JUDGES = """\
+import openai
+
+import scorebridge as sb
+
+client = openai.OpenAI(base_url="http://127.0.0.1:9/v1", api_key="test-key")
+judge_a = sb.model_graded_qa(sb.openai_grader(client, model="judge-a"), retry=None)
+judge_b = sb.model_graded_qa(sb.openai_grader(client, model="judge-b"), retry=None)
+"""
+
+
+def test_resume_under_another_grader_model_is_refused_naming_both(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the grader was recorded by its type alone ("<_OpenAIGrader>"): --resume went on under another model, and
+    # one file held two models' grades
+    (folder / "judges.py").write_text(JUDGES, encoding="utf-8")
+    (folder / "data.jsonl").write_text('{"output": "Paris", "label": null}\n', encoding="utf-8")  # never graded
+    assert score(capsys, scorer="judges.py@judge_a")[0] == 0
+    status, err = score(capsys, "--resume", scorer="judges.py@judge_b")
+    assert status == 2 and "judge-a" in err and "judge-b" in err

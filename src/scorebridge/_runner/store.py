@@ -45,11 +45,13 @@ _FORMAT: Final = 1
 def scorer_identity(scorer: Scorer) -> dict[str, Any]:
     """What the header records of a scorer: its name and options, as JSON data.
 
-    An option JSON cannot hold (a grader model, a function) is recorded by its
-    type's name, so two graders of one kind count as the same option: the file
-    cannot tell them apart, and says so nowhere else either. A model-graded
-    scorer's retry, rate and cache are not recorded: they change how its
-    grader is asked, not what a reply grades.
+    An option JSON cannot hold (a function, an object) is recorded by its
+    type's name, so two of one kind count as the same option: the file cannot
+    tell them apart, and says so nowhere else either. A model-graded scorer's
+    grader is recorded as its cache knows it (`grader_identity`: the model,
+    its API and sampling settings; a function's file and name), and its retry,
+    rate and cache are not recorded: they change how its grader is asked, not
+    what a reply grades.
     """
 
     def plain(value: Any) -> Any:

@@ -19,7 +19,7 @@ from .._protocol.score import Score, ScorerContractError
 from .._protocol.scorer import Scorer, is_async
 from .._protocol.values import is_bool, is_number, shown
 from .._protocol.values import seconds as timeout_seconds
-from .grader_cache import GraderCache, check_cache
+from .grader_cache import GraderCache, check_cache, grader_identity
 from .grader_calls import Asker, GraderFailed, Retry, check_retry, retries_unseen
 from .grades import compile_grade_pattern, read_verdict
 from .prompts import FACT_TEMPLATE, QA_TEMPLATE, grading_instructions, neutralise, template_fields
@@ -344,8 +344,11 @@ def model_graded_fact(
 
 def grading_options(scorer: Scorer) -> dict[str, Any]:
     """A scorer's options but, for a model-graded one, those that say only how the grader is asked (retry,
-    rate, cache): what a benchmark file's header records, so a run resumed with a cache added holds the same
-    grades and goes on."""
+    rate, cache), and its grader as the cache knows it (`grader_identity`: the model, its API and sampling
+    settings, or a function's file and name): what a benchmark file's header records, so a run resumed with a
+    cache added holds the same grades and goes on, and one resumed with another grader model is refused."""
     if scorer.factory not in (model_graded_qa, model_graded_fact):
         return dict(scorer.options)
-    return {k: v for k, v in scorer.options.items() if k not in CALL_OPTIONS}
+    options = {k: v for k, v in scorer.options.items() if k not in CALL_OPTIONS}
+    options["grader"] = grader_identity(options["grader"])
+    return options
