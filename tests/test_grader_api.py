@@ -607,6 +607,27 @@ def test_the_cli_names_the_graders_failures_on_its_summary(tmp_path: Any, capsys
     assert "model_graded_qa unscored: 2 rows: the grader failed; 1 row: no label or no verdict" in out
 
 
+def test_fail_under_says_the_grader_failed_when_no_row_was_scored(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # it said only "no row was scored, so there is no accuracy", not that the grader had failed on every row
+    from scorebridge._cli.main import main
+
+    (tmp_path / "gone_graders.py").write_text(
+        "import scorebridge as sb\n\n"
+        "def down(prompt):\n"
+        "    raise ConnectionError('the grader API is down')\n\n"
+        "graded = sb.model_graded_qa(down, retry=None)\n"
+    )
+    (tmp_path / "rows.jsonl").write_text('{"output": "Paris", "label": "Paris"}\n{"output": "x", "label": null}\n')
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path)
+        status = main(["score", "rows.jsonl", "--scorer", "gone_graders.py@graded", "--fail-under", "0.5"])
+    err = capsys.readouterr().err
+    assert status == 3  # below the bar
+    assert "no row was scored, so there is no accuracy (1 row: the grader failed; 1 row: no label" in err
+
+
 def test_the_cli_says_how_many_replies_came_from_the_cache(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
     from scorebridge._cli.main import main
 

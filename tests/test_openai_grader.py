@@ -146,3 +146,14 @@ def test_a_function_that_only_names_an_openai_exception_is_not_warned_of() -> No
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         sb.model_graded_qa(naming_an_openai_exception)
+
+
+def test_the_warning_is_given_once_for_one_grader() -> None:
+    # the CLI's -S makes the scorer again with other options: the same warning came twice, the second naming
+    # scorebridge's own code
+    grader = over(openai.OpenAI(base_url="http://127.0.0.1:9/v1", api_key="test-key"))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        made = sb.model_graded_qa(grader)
+        made.factory(**{**made.options, "timeout": 5})
+    assert len(caught) == 1

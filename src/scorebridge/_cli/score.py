@@ -780,6 +780,8 @@ def _report(
             if summary.accuracy is None
             else f"accuracy {summary.accuracy:.4f} over {summary.scored} scored rows"
         )
+        if summary.grader_failed:  # the grader's failures are why, or part of it
+            figure += f" ({summary.unscored_because()})"
         whose = f"{summary.name}: " if len(summaries) > 1 else ""
         print(f"scorebridge score: {whose}{figure}: {_BELOW} {bar:g}", file=sys.stderr)
         status = EXIT["below"]

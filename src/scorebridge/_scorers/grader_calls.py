@@ -442,6 +442,14 @@ class Pacer:
         self._limited: deque[float] = deque()  # and those of them the grader answered with a 429
         self._learned: tuple[float, float] | None = None  # (requests a second, when learned)
         self._highest = 0.0  # the highest rate measured (requests a second)
+        self._warned = False  # whether a warning about the grader was given (`first_warning`)
+
+    def first_warning(self) -> bool:
+        """True once, the first time it is asked: a warning about this grader is given once a process (a
+        scorer made again with other options, as the CLI's -S makes it, is the same grader)."""
+        with self._lock:
+            first, self._warned = not self._warned, True
+        return first
 
     def took(self, seconds: float) -> None:
         """A request of the grader gave its reply in `seconds`."""

@@ -93,7 +93,7 @@ def _model_graded(
     asker = Asker(
         grader, seconds, check_retry(name, retry), None if rate is None else float(rate), check_cache(name, cache)
     )
-    if rate is None and (client := retries_unseen(grader)) is not None:
+    if rate is None and asker.pacer.first_warning() and (client := retries_unseen(grader)) is not None:
         import warnings
 
         warnings.warn(
