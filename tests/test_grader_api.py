@@ -628,20 +628,28 @@ def test_fail_under_says_the_grader_failed_when_no_row_was_scored(
     assert "no row was scored, so there is no accuracy (1 row: the grader failed; 1 row: no label" in err
 
 
-def test_the_cli_says_how_many_replies_came_from_the_cache(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+def _cached_twice(tmp_path: Any, capsys: pytest.CaptureFixture[str], module: str, *more: str) -> tuple[str, str]:
+    """What `scorebridge score` printed over two rows with a grader cache, run in this process, then again in a
+    process of its own (as a rerun is), both with `more`; the scorer file is `module`.py (a name of its own:
+    the CLI imports a scorer file as a module of its name)."""
     from scorebridge._cli.main import main
 
-    (tmp_path / "cached_graders.py").write_text(
+    (tmp_path / f"{module}.py").write_text(
         "import scorebridge as sb\n\ndef ok(prompt):\n    return 'GRADE: C'\n\ngraded = sb.model_graded_qa(ok)\n"
     )
     (tmp_path / "rows.jsonl").write_text('{"output": "Paris", "label": "Paris"}\n{"output": "Rome", "label": "Rome"}\n')
-    command = ["score", "rows.jsonl", "--scorer", "cached_graders.py@graded", "-S", "cache=grades.sqlite"]
+    command = ["score", "rows.jsonl", "--scorer", f"{module}.py@graded", "-S", "cache=grades.sqlite", *more]
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(tmp_path)
         main(command)
     first = capsys.readouterr().out
-    rerun = [sys.executable, "-m", "scorebridge", *command]  # a process of its own, as a rerun is
+    rerun = [sys.executable, "-m", "scorebridge", *command]
     again = subprocess.run(rerun, cwd=tmp_path, capture_output=True, text=True, timeout=60, check=True).stdout
+    return first, again
+
+
+def test_the_cli_says_how_many_replies_came_from_the_cache(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    first, again = _cached_twice(tmp_path, capsys, "cached_graders")
     assert "model_graded_qa: 0 grader replies from the cache grades.sqlite, 2 asked and kept" in first
     assert "model_graded_qa: 2 grader replies from the cache grades.sqlite, 0 asked and kept" in again
 
@@ -652,17 +660,5 @@ def test_the_clis_json_summary_says_how_many_replies_came_from_the_cache(
     # the count was printed under the text table only: --format json said nothing of the cache
     import json
 
-    from scorebridge._cli.main import main
-
-    (tmp_path / "json_graders.py").write_text(
-        "import scorebridge as sb\n\ndef ok(prompt):\n    return 'GRADE: C'\n\ngraded = sb.model_graded_qa(ok)\n"
-    )
-    (tmp_path / "rows.jsonl").write_text('{"output": "Paris", "label": "Paris"}\n{"output": "Rome", "label": "Rome"}\n')
-    command = ["score", "rows.jsonl", "--scorer", "json_graders.py@graded", "-S", "cache=grades.sqlite"]
-    with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(tmp_path)
-        main(command)
-        capsys.readouterr()
-        rerun = [sys.executable, "-m", "scorebridge", *command, "--format", "json"]
-        again = subprocess.run(rerun, capture_output=True, text=True, timeout=60, check=True).stdout
+    _, again = _cached_twice(tmp_path, capsys, "json_graders", "--format", "json")
     assert json.loads(again)["grader_cache"] == {"path": "grades.sqlite", "from_cache": 2, "kept": 0}
