@@ -74,7 +74,7 @@ class GraderServer:
         self.peak = 0
         self.statuses: Counter[int] = Counter()
         self.answered: list[str] = []
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._server = _Listening(("127.0.0.1", 0), _handler(self))
         self._server.daemon_threads = True
         self._thread: threading.Thread | None = None
         self._timer: threading.Timer | None = None
@@ -131,6 +131,13 @@ class GraderServer:
             if draw < self.errors + self.hangs:
                 return "hang"
             return "ok"
+
+
+class _Listening(ThreadingHTTPServer):
+    """A threading HTTP server whose queue of connections not yet accepted holds 128, not socketserver's 5:
+    32 clients connecting at once on a loaded machine otherwise wait out TCP's retransmission."""
+
+    request_queue_size = 128
 
 
 def _handler(server: GraderServer) -> type[BaseHTTPRequestHandler]:

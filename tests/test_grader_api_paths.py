@@ -228,9 +228,12 @@ def test_a_grader_that_always_fails_is_named_on_the_clis_summary_line_and_every_
     rows = written(folder / "scored.jsonl")
     assert [r["line"] for r in rows] == list(range(1, ROWS + 1))
     assert all(r["model_graded_qa.correct"] is None for r in rows)
-    failed = [r["line"] for r in rows if "grader_failed" in metadata(r)]
-    assert failed == [n + 1 for n, label in enumerate(LABELS) if label is not None]  # the unlabelled rows apart
-    assert statuses == {500: 3 * LABELLED}  # three calls a labelled row, none for an unlabelled one
+    failed = {r["line"]: metadata(r)["grader_failed"] for r in rows if "grader_failed" in metadata(r)}
+    assert list(failed) == [n + 1 for n, label in enumerate(LABELS) if label is not None]  # the unlabelled apart
+    assert all("(the last of 3 attempts over" in why for why in failed.values())  # three calls a labelled row
+    # the server answered each with a 500 but a call whose connection was lost before it was read (323 of 324
+    # once, Python 3.13 in CI), and none for an unlabelled row
+    assert set(statuses) == {500} and statuses[500] <= 3 * LABELLED
     assert hosts_of(folder) == {"127.0.0.1"}
 
 
