@@ -65,6 +65,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+# DSPy (3.4) fetches LiteLLM's model price list from GitHub on an LM's first call unless told to use its own copy:
+# with it, no request leaves for anywhere but the grader server
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from grader_server import HOSTS_FILE, RECORD_HOSTS, GraderServer, connections
 
